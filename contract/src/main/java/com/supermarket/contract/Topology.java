@@ -1,0 +1,61 @@
+package com.supermarket.contract;
+
+/**
+ * The names of every broker object the platform uses: the one source of truth for the
+ * services, the tests and the deployment files (whose validation compares against these).
+ *
+ * <p>A purchase enters through {@link #INGRESS_EXCHANGE}, a fanout exchange bound to the two
+ * sharded exchanges; each of those is of type {@value #SHARDING_EXCHANGE_TYPE} (the
+ * {@code rabbitmq_sharding} plugin) and spreads messages over its shard queues by a hash of the
+ * routing key, the store id. Consumers read the shard queues by their explicit names.
+ */
+public final class Topology {
+
+    /** Fanout exchange purchase-api publishes to; bound to both sharded exchanges. */
+    public static final String INGRESS_EXCHANGE = "purchases";
+
+    /** Sharded exchange consumed by purchases-service (durable storage). */
+    public static final String PURCHASE_EXCHANGE = "purchaseX";
+
+    /** Sharded exchange consumed by store-service (the in-memory counts). */
+    public static final String STORE_EXCHANGE = "storeX";
+
+    /** Where consumers' rejected (poison) messages go. */
+    public static final String DEAD_LETTER_EXCHANGE = "purchases.dlx";
+
+    /** Durable queue behind {@link #DEAD_LETTER_EXCHANGE}, for an operator to inspect. */
+    public static final String PARKING_QUEUE = "purchases.parking";
+
+    /** Request queue of the store-service RPC server (the GET queries). */
+    public static final String STORE_RPC_QUEUE = "store.rpc";
+
+    /** The exchange type of the sharding plugin. */
+    public static final String SHARDING_EXCHANGE_TYPE = "x-modulus-hash";
+
+    /** Name of the policy that shards the exchange {@code exchange}. */
+    public static String shardingPolicyName(String exchange) {
+        return exchange + "-sharding";
+    }
+
+    /** Name of the policy that dead-letters rejected messages from every shard queue. */
+    public static final String SHARD_QUEUES_POLICY = "shard-queues";
+
+    /**
+     * The prefix of the shard queues of {@code exchange}; the plugin names them
+     * {@code "sharding: <exchange> - <node> - <index>"}.
+     */
+    public static String shardQueuePrefix(String exchange) {
+        return "sharding: " + exchange + " - ";
+    }
+
+    /** Whether {@code queue} is a shard queue of {@code exchange}. */
+    public static boolean isShardQueueOf(String queue, String exchange) {
+        return queue.startsWith(shardQueuePrefix(exchange));
+    }
+
+    /** The sharded exchanges, each consumed by one service. */
+    public static final java.util.List<String> SHARDED_EXCHANGES = java.util.List.of(PURCHASE_EXCHANGE, STORE_EXCHANGE);
+
+    private Topology() {
+    }
+}

@@ -1,0 +1,47 @@
+package com.supermarket.contract;
+
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.DeserializationFeature;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * JSON encoding of the contract records, shared by every producer and consumer so that they
+ * agree byte for byte. Dates are ISO-8601 strings, unknown properties are ignored (a newer
+ * producer may add fields). Thread-safe: the mapper is immutable once built.
+ */
+public final class WireFormat {
+
+    /** The content type set on every message the platform publishes. */
+    public static final String CONTENT_TYPE = "application/json";
+
+    private static final JsonMapper MAPPER = JsonMapper.builder()
+            .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+            .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
+            .build();
+
+    private WireFormat() {
+    }
+
+    public static byte[] encode(Object value) {
+        return MAPPER.writeValueAsBytes(value);
+    }
+
+    /**
+     * Decodes a message body.
+     *
+     * @throws MalformedMessageException if the body is not valid JSON for the type or breaks
+     *                                   one of the record's invariants
+     */
+    public static <T> T decode(byte[] body, Class<T> type) {
+        try {
+            return MAPPER.readValue(body, type);
+        } catch (JacksonException | IllegalArgumentException | NullPointerException e) {
+            throw new MalformedMessageException("not a valid " + type.getSimpleName() + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** The mapper itself, for frameworks that need one (e.g. a message converter). */
+    public static JsonMapper mapper() {
+        return MAPPER;
+    }
+}

@@ -1,0 +1,73 @@
+package com.supermarket.contract;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.GetResponse;
+import com.supermarket.contract.testing.TestBroker;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+class BrokerTopologyIT {
+
+    private TestBroker broker;
+
+    @BeforeEach
+    void createVhost() {
+        broker = TestBroker.create("topology");
+    }
+
+    @AfterEach
+    void deleteVhost() {
+        broker.close();
+    }
+
+    @Test
+    void declaringTwiceIsHarmlessAndCreatesTheShards() throws Exception {
+        broker.applyTopology(3);
+        broker.applyTopology(3);
+
+        assertThat(broker.shardQueues(Topology.PURCHASE_EXCHANGE)).hasSize(3)
+                .allMatch(queue -> queue.startsWith("sharding: purchaseX - "));
+        assertThat(broker.shardQueues(Topology.STORE_EXCHANGE)).hasSize(3);
+    }
+
+    @Test
+    void onePublishToTheIngressReachesBothShardedExchangesSpreadByStore() throws Exception {
+        broker.applyTopology(4);
+        int stores = 64;
+        try (Connection connection = broker.newConnection(); Channel channel = connection.createChannel()) {
+            channel.confirmSelect();
+            for (int store = 1; store <= stores; store++) {
+                channel.basicPublish(Topology.INGRESS_EXCHANGE, Integer.toString(store), true,
+                        new AMQP.BasicProperties.Builder().deliveryMode(2).build(), new byte[] {1});
+            }
+            channel.waitForConfirmsOrDie(10_000);
+        }
+
+        for (String exchange : Topology.SHARDED_EXCHANGES) {
+            assertThat(broker.messageCountBehind(exchange)).as(exchange).isEqualTo(stores);
+            assertThat(broker.shardQueues(exchange).stream().filter(queue -> broker.messageCount(queue) > 0))
+                    .as("shards of %s holding messages", exchange).hasSizeGreaterThan(1);
+        }
+    }
+
+    @Test
+    void aRejectedShardMessageIsParked() throws Exception {
+        broker.applyTopology(1);
+        String shard = broker.shardQueues(Topology.STORE_EXCHANGE).getFirst();
+        try (Connection connection = broker.newConnection(); Channel channel = connection.createChannel()) {
+            channel.basicPublish(Topology.INGRESS_EXCHANGE, "1", null, "poison".getBytes());
+            await().atMost(Duration.ofSeconds(10)).until(() -> broker.messageCount(shard) == 1);
+            GetResponse delivery = channel.basicGet(shard, false);
+            channel.basicReject(delivery.getEnvelope().getDeliveryTag(), false);
+        }
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> broker.messageCount(Topology.PARKING_QUEUE) == 1);
+    }
+}

@@ -1,0 +1,59 @@
+package com.supermarket.contract;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+
+class WireFormatTest {
+
+    private final Purchase purchase = new Purchase(UUID.randomUUID(), 7, 7003, LocalDate.of(2021, 1, 1),
+            List.of(new PurchaseItem(101, 2), new PurchaseItem(5, 1)), Instant.parse("2021-01-01T08:00:00Z"));
+
+    @Test
+    void purchaseRoundTrips() {
+        assertThat(WireFormat.decode(WireFormat.encode(purchase), Purchase.class)).isEqualTo(purchase);
+    }
+
+    @Test
+    void datesTravelAsIsoStrings() {
+        assertThat(new String(WireFormat.encode(purchase), StandardCharsets.UTF_8)).contains("\"date\":\"2021-01-01\"");
+    }
+
+    @Test
+    void unknownFieldsAreIgnoredSoProducersCanEvolve() {
+        String json = new String(WireFormat.encode(purchase), StandardCharsets.UTF_8).replaceFirst("\\{", "{\"channel\":\"till\",");
+        assertThat(WireFormat.decode(json.getBytes(StandardCharsets.UTF_8), Purchase.class)).isEqualTo(purchase);
+    }
+
+    @Test
+    void garbageIsAMalformedMessage() {
+        assertThatThrownBy(() -> WireFormat.decode("not json".getBytes(StandardCharsets.UTF_8), Purchase.class))
+                .isInstanceOf(MalformedMessageException.class);
+    }
+
+    @Test
+    void aPurchaseBreakingItsInvariantsIsAMalformedMessage() {
+        String noItems = "{\"purchaseId\":\"" + UUID.randomUUID() + "\",\"storeId\":1,\"customerId\":1,"
+                + "\"date\":\"2021-01-01\",\"items\":[],\"acceptedAt\":\"2021-01-01T08:00:00Z\"}";
+        String missingStore = "{\"purchaseId\":\"" + UUID.randomUUID() + "\",\"customerId\":1,"
+                + "\"date\":\"2021-01-01\",\"items\":[{\"itemId\":1,\"quantity\":1}],\"acceptedAt\":\"2021-01-01T08:00:00Z\"}";
+        assertThatThrownBy(() -> WireFormat.decode(noItems.getBytes(StandardCharsets.UTF_8), Purchase.class))
+                .isInstanceOf(MalformedMessageException.class);
+        assertThatThrownBy(() -> WireFormat.decode(missingStore.getBytes(StandardCharsets.UTF_8), Purchase.class))
+                .isInstanceOf(MalformedMessageException.class);
+    }
+
+    @Test
+    void storeQueryRepliesRoundTrip() {
+        StoreQueryReply reply = StoreQueryReply.ok(List.of(new StoreQueryReply.Ranked(3, 42)));
+        assertThat(WireFormat.decode(WireFormat.encode(reply), StoreQueryReply.class)).isEqualTo(reply);
+        StoreQuery query = new StoreQuery(StoreQuery.Kind.TOP_STORES_FOR_ITEM, 101, 5);
+        assertThat(WireFormat.decode(WireFormat.encode(query), StoreQuery.class)).isEqualTo(query);
+    }
+}

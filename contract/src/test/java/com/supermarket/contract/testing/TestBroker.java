@@ -1,0 +1,166 @@
+package com.supermarket.contract.testing;
+
+import static org.awaitility.Awaitility.await;
+
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.ConnectionFactory;
+import com.supermarket.contract.BrokerTopology;
+import com.supermarket.contract.ManagementClient;
+import com.supermarket.contract.Topology;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.URI;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * A throw-away virtual host on the real RabbitMQ, so integration tests that run side by side
+ * (or after each other) never see each other's queues, policies or messages.
+ *
+ * <p>The broker is the one named by {@code RABBITMQ_HOST}, {@code RABBITMQ_PORT},
+ * {@code RABBITMQ_MANAGEMENT_URL}, {@code RABBITMQ_USERNAME} and {@code RABBITMQ_PASSWORD}
+ * (default: the local one, guest/guest). If it cannot be reached the test fails and says how
+ * to start it: an integration test never skips silently.
+ */
+public final class TestBroker implements AutoCloseable {
+
+    private final String host;
+    private final int port;
+    private final String username;
+    private final String password;
+    private final ManagementClient management;
+    private final String vhost;
+
+    private TestBroker(String purpose) {
+        host = env("RABBITMQ_HOST", "127.0.0.1");
+        port = Integer.parseInt(env("RABBITMQ_PORT", "5672"));
+        username = env("RABBITMQ_USERNAME", "guest");
+        password = env("RABBITMQ_PASSWORD", "guest");
+        URI managementUri = URI.create(env("RABBITMQ_MANAGEMENT_URL", "http://" + host + ":15672"));
+        requireReachable(host, port, "RabbitMQ (AMQP)");
+        requireReachable(managementUri.getHost(), managementUri.getPort(), "the RabbitMQ management API");
+        management = new ManagementClient(managementUri, username, password);
+        vhost = "it-" + purpose + "-" + UUID.randomUUID().toString().substring(0, 8);
+        management.send("PUT", "api/vhosts/" + vhost, null);
+        management.send("PUT", "api/permissions/" + vhost + "/" + username,
+                "{\"configure\":\".*\",\"write\":\".*\",\"read\":\".*\"}".getBytes());
+    }
+
+    /** Creates a fresh vhost named after {@code purpose} (letters, digits, dashes). */
+    public static TestBroker create(String purpose) {
+        return new TestBroker(purpose);
+    }
+
+    public String host() {
+        return host;
+    }
+
+    public int port() {
+        return port;
+    }
+
+    public String username() {
+        return username;
+    }
+
+    public String password() {
+        return password;
+    }
+
+    public String vhost() {
+        return vhost;
+    }
+
+    public ManagementClient management() {
+        return management;
+    }
+
+    /** Spring Boot properties that point an application at this vhost. */
+    public Map<String, String> springProperties() {
+        return Map.of(
+                "spring.rabbitmq.host", host,
+                "spring.rabbitmq.port", Integer.toString(port),
+                "spring.rabbitmq.username", username,
+                "spring.rabbitmq.password", password,
+                "spring.rabbitmq.virtual-host", vhost);
+    }
+
+    public ConnectionFactory connectionFactory() {
+        ConnectionFactory factory = new ConnectionFactory();
+        factory.setHost(host);
+        factory.setPort(port);
+        factory.setUsername(username);
+        factory.setPassword(password);
+        factory.setVirtualHost(vhost);
+        return factory;
+    }
+
+    public Connection newConnection() {
+        try {
+            return connectionFactory().newConnection("test");
+        } catch (IOException | TimeoutException e) {
+            throw new IllegalStateException("cannot connect to RabbitMQ at " + host + ":" + port, e);
+        }
+    }
+
+    /**
+     * Declares the platform topology in this vhost and waits until the plugin has created all
+     * shard queues of both sharded exchanges.
+     */
+    public void applyTopology(int shardsPerNode) {
+        BrokerTopology topology = new BrokerTopology(shardsPerNode);
+        try (Connection connection = newConnection(); Channel channel = connection.createChannel()) {
+            topology.declare(channel);
+        } catch (IOException | TimeoutException e) {
+            throw new IllegalStateException(e);
+        }
+        topology.applyPolicies(management, vhost);
+        for (String exchange : Topology.SHARDED_EXCHANGES) {
+            await("shard queues of " + exchange).atMost(Duration.ofSeconds(30))
+                    .until(() -> shardQueues(exchange).size() >= shardsPerNode);
+        }
+    }
+
+    public List<String> shardQueues(String exchange) {
+        return BrokerTopology.shardQueues(management, vhost, exchange);
+    }
+
+    /** The number of ready messages in {@code queue}, read over AMQP (exact, not sampled). */
+    public long messageCount(String queue) {
+        try (Connection connection = newConnection(); Channel channel = connection.createChannel()) {
+            return channel.queueDeclarePassive(queue).getMessageCount();
+        } catch (IOException | TimeoutException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** The ready messages summed over every shard queue of {@code exchange}. */
+    public long messageCountBehind(String exchange) {
+        return shardQueues(exchange).stream().mapToLong(this::messageCount).sum();
+    }
+
+    @Override
+    public void close() {
+        management.send("DELETE", "api/vhosts/" + vhost, null);
+    }
+
+    private static String env(String name, String fallback) {
+        String value = System.getenv(name);
+        return value == null || value.isBlank() ? fallback : value;
+    }
+
+    static void requireReachable(String host, int port, String what) {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress(host, port), 2000);
+        } catch (IOException e) {
+            throw new IllegalStateException(what + " is not reachable at " + host + ":" + port
+                    + ". Integration tests need it: start RabbitMQ ('rabbitmq-server -detached') with the plugins "
+                    + "rabbitmq_sharding and rabbitmq_management enabled, or run '.ci/run', which does both.", e);
+        }
+    }
+}

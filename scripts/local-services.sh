@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Makes sure the local services the platform and its tests need are up:
+#   RabbitMQ with the rabbitmq_sharding and rabbitmq_management plugins, and MariaDB/MySQL.
+# Installs them from Debian's packages if they are missing (needs root), starts whatever is
+# down, enables the plugins, and waits until each answers. Safe to run again and again.
+# Usage: scripts/local-services.sh [--help]
+# Environment: RABBITMQ_MANAGEMENT_URL (default http://127.0.0.1:15672), MYSQL_HOST (127.0.0.1),
+#              MYSQL_PORT (3306).
+set -euo pipefail
+
+if [[ "${1:-}" == "-h" || "${1:-}" == "--help" ]]; then
+  sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'
+  exit 0
+fi
+
+log() { printf '[local-services] %s\n' "$*" >&2; }
+die() { log "ERROR: $*"; exit 1; }
+
+wait_for() { # $1 = what, $2 = seconds, rest = the probe command
+  local what="$1" seconds="$2"; shift 2
+  for ((i = 0; i < seconds; i++)); do
+    if "$@" >/dev/null 2>&1; then return 0; fi
+    sleep 1
+  done
+  die "$what did not come up within ${seconds}s"
+}
+
+install_if_missing() { # $1 = command, $2 = Debian package
+  command -v "$1" >/dev/null 2>&1 && return 0
+  [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null 2>&1 \
+    || die "$1 is missing; install the package $2 (e.g. sudo apt-get install $2)"
+  log "installing $2"
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >/dev/null
+}
+
+management_url="${RABBITMQ_MANAGEMENT_URL:-http://127.0.0.1:15672}"
+mysql_host="${MYSQL_HOST:-127.0.0.1}"
+mysql_port="${MYSQL_PORT:-3306}"
+
+# --- RabbitMQ --------------------------------------------------------------------------
+install_if_missing rabbitmq-server rabbitmq-server
+if ! rabbitmqctl -q status >/dev/null 2>&1; then
+  log "starting RabbitMQ"
+  rabbitmq-server -detached
+fi
+wait_for "RabbitMQ" 90 rabbitmqctl -q await_startup
+# Enabling is idempotent and takes effect on the running node.
+rabbitmq-plugins -q enable rabbitmq_sharding rabbitmq_management >/dev/null
+wait_for "the RabbitMQ management API" 60 curl -sf -u guest:guest "$management_url/api/overview"
+curl -sf -u guest:guest "$management_url/api/overview" | grep -q '"x-modulus-hash"' \
+  || die "RabbitMQ has no x-modulus-hash exchange type after enabling rabbitmq_sharding"
+log "RabbitMQ up, plugins rabbitmq_sharding and rabbitmq_management enabled"
+
+# --- MariaDB / MySQL ------------------------------------------------------------------
+install_if_missing mariadbd mariadb-server
+mysql_up() { mariadb-admin --protocol=tcp -h "$mysql_host" -P "$mysql_port" -uroot ping; }
+if ! mysql_up >/dev/null 2>&1; then
+  log "starting MariaDB"
+  start-stop-daemon --start --oknodo --background --exec /usr/sbin/mariadbd
+fi
+wait_for "MariaDB" 60 mysql_up
+log "MariaDB up at $mysql_host:$mysql_port"

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Runs every test of the platform: unit tests, integration tests against the real local
+# RabbitMQ (sharding plugin) / MariaDB / DynamoDB Local, and the offline deployment checks.
+# Starts the local services it needs, finds a JDK 21+, and fails if any test was skipped.
+# Usage: scripts/test.sh [extra Maven arguments, e.g. -pl purchase-api -am]
+set -euo pipefail
+
+if [[ "${1:-}" == "-h" || "${1:-}" == "--help" ]]; then
+  sed -n '2,5p' "$0" | sed 's/^# \{0,1\}//'
+  exit 0
+fi
+
+cd "$(dirname "$0")/.."
+scripts/local-services.sh
+JAVA_HOME="$(scripts/find-jdk.sh)"
+export JAVA_HOME
+echo "[test] using JDK at $JAVA_HOME" >&2
+
+./mvnw -B -ntp verify "$@"
+
+# Surefire and Failsafe count skips without failing; here a skipped test is a failure,
+# because it usually hides a missing service.
+skipped=$(find . -path '*/target/*-reports/TEST-*.xml' -print0 \
+  | xargs -0 -r grep -lE 'skipped="[1-9]' || true)
+if [[ -n "$skipped" ]]; then
+  echo "[test] FAILED: these test classes skipped tests (a missing service?):" >&2
+  echo "$skipped" >&2
+  exit 1
+fi
+its=$(find . -path '*/target/failsafe-reports/TEST-*.xml' | wc -l)
+echo "[test] all tests ran, none skipped ($its integration test classes)" >&2
