@@ -31,13 +31,13 @@ public class BlockedConnectionTracker {
     }
 
     @EventListener
-    void blocked(ConnectionBlockedEvent event) {
+    public void blocked(ConnectionBlockedEvent event) {
         blockedReason.set(event.getReason() == null ? "blocked" : event.getReason());
         log.warn("broker blocked the connection: {}", event.getReason());
     }
 
     @EventListener
-    void unblocked(ConnectionUnblockedEvent event) {
+    public void unblocked(ConnectionUnblockedEvent event) {
         cleared("broker unblocked the connection");
     }
 
