@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
+import com.supermarket.contract.BrokerTopology;
 import com.supermarket.contract.Purchase;
 import com.supermarket.contract.PurchaseItem;
 import com.supermarket.contract.StoreQuery.Kind;
@@ -64,7 +65,6 @@ class StoreServiceIT {
         registry.add("broker.shards-per-node", () -> SHARDS);
         registry.add("store.ingest.consumers-per-shard", () -> 2);
         registry.add("store.ingest.rediscover-interval", () -> "500ms");
-        registry.add("logging.structured.format.console", () -> "");
     }
 
     @TestConfiguration
@@ -92,7 +92,22 @@ class StoreServiceIT {
     void consumesEveryShardQueueByName() {
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
             List<String> shards = BROKER.shardQueues(Topology.STORE_EXCHANGE);
-            assertThat(shards).hasSize(SHARDS);
+            assertThat(shards).hasSizeGreaterThanOrEqualTo(SHARDS);
+            for (String shard : shards) {
+                assertThat(consumersOf(shard)).as(shard).isEqualTo(2);
+            }
+        });
+    }
+
+    @Test
+    void consumesShardsAddedLater() {
+        await().atMost(Duration.ofSeconds(30)).until(() -> BROKER.shardQueues(Topology.STORE_EXCHANGE).size() == SHARDS);
+
+        new BrokerTopology(SHARDS + 1).applyPolicies(BROKER.management(), BROKER.vhost());
+
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+            List<String> shards = BROKER.shardQueues(Topology.STORE_EXCHANGE);
+            assertThat(shards).hasSize(SHARDS + 1);
             for (String shard : shards) {
                 assertThat(consumersOf(shard)).as(shard).isEqualTo(2);
             }
