@@ -63,6 +63,9 @@ class ShardConsumers implements SmartLifecycle {
         container.setDefaultRequeueRejected(false);
         container.setMissingQueuesFatal(false);
         container.setMessageListener(listener);
+        // Consumers lost with a connection are restarted by the container's monitor; 5 s rather
+        // than the default 30 s keeps a broker blip from stalling the counts for long.
+        container.setMonitorInterval(5_000);
         container.setBeanName("storeShardConsumers");
         container.afterPropertiesSet();
         Gauge.builder("store.shards.consumed", this, consumers -> consumers.consumedShards().size())
