@@ -37,7 +37,9 @@ public final class ManagementClient {
         this.baseUri = URI.create(base.endsWith("/") ? base : base + "/");
         this.authorization = "Basic " + Base64.getEncoder()
                 .encodeToString((username + ":" + password).getBytes(StandardCharsets.UTF_8));
-        this.http = HttpClient.newBuilder().connectTimeout(TIMEOUT).build();
+        // HTTP/1.1: the JDK client otherwise tries an h2c upgrade, and the management listener
+        // closes the connection when the first request of a connection carries a body (a PUT).
+        this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(TIMEOUT).build();
     }
 
     /** Creates or replaces a policy in {@code vhost}. */
