@@ -4,9 +4,12 @@ import com.supermarket.contract.Purchase;
 import com.supermarket.contract.PurchaseItem;
 import com.supermarket.purchases.storage.PurchaseRepository;
 import java.nio.ByteBuffer;
+import java.sql.SQLNonTransientConnectionException;
+import java.sql.SQLRecoverableException;
+import java.sql.SQLTransientException;
+import java.time.Instant;
 import java.time.LocalDate;
-import java.time.LocalDateTime;
-import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -19,7 +22,7 @@ import org.springframework.dao.RecoverableDataAccessException;
 import org.springframework.dao.TransientDataAccessException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Repository;
-import org.springframework.transaction.CannotCreateTransactionException;
+import org.springframework.transaction.TransactionException;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
@@ -72,11 +75,10 @@ class MysqlPurchaseRepository implements PurchaseRepository {
     private int insertPurchases(List<Purchase> purchases) {
         List<Object[]> rows = new ArrayList<>(purchases.size());
         for (Purchase p : purchases) {
-            // accepted_at is stored in UTC, whatever the JVM's or the server's time zone.
             rows.add(new Object[] {toBytes(p.purchaseId()), p.storeId(), p.customerId(), p.date(),
-                    LocalDateTime.ofInstant(p.acceptedAt(), ZoneOffset.UTC), p.items().size()});
+                    ChronoUnit.MICROS.between(Instant.EPOCH, p.acceptedAt()), p.items().size()});
         }
-        return insertRows("INSERT IGNORE INTO purchase (purchase_id, store_id, customer_id, purchase_date, accepted_at, item_count) VALUES ",
+        return insertRows("INSERT IGNORE INTO purchase (purchase_id, store_id, customer_id, purchase_date, accepted_at_us, item_count) VALUES ",
                 6, rows);
     }
 
@@ -103,9 +105,9 @@ class MysqlPurchaseRepository implements PurchaseRepository {
         List<PurchaseItem> items = jdbc.query(
                 "SELECT item_id, quantity FROM purchase_item WHERE purchase_id = ? ORDER BY line_no",
                 (rs, n) -> new PurchaseItem(rs.getInt(1), rs.getInt(2)), id);
-        return jdbc.query("SELECT store_id, customer_id, purchase_date, accepted_at FROM purchase WHERE purchase_id = ?",
+        return jdbc.query("SELECT store_id, customer_id, purchase_date, accepted_at_us FROM purchase WHERE purchase_id = ?",
                 (rs, n) -> new Purchase(purchaseId, rs.getInt(1), rs.getInt(2), rs.getObject(3, LocalDate.class), items,
-                        rs.getObject(4, LocalDateTime.class).toInstant(ZoneOffset.UTC)), id).stream().findFirst();
+                        Instant.EPOCH.plus(rs.getLong(4), ChronoUnit.MICROS)), id).stream().findFirst();
     }
 
     @Override
@@ -115,14 +117,23 @@ class MysqlPurchaseRepository implements PurchaseRepository {
 
     @Override
     public boolean isTransient(RuntimeException failure) {
-        // A lost or refused connection surfaces as a resource failure (no connection from the pool),
-        // a transaction that could not begin, or a transient/recoverable SQL error (lock wait,
-        // deadlock, communications link failure); a constraint or syntax error is permanent.
-        return failure instanceof TransientDataAccessException
-                || failure instanceof RecoverableDataAccessException
-                || failure instanceof DataAccessResourceFailureException
-                || failure instanceof QueryTimeoutException
-                || failure instanceof CannotCreateTransactionException;
+        // A lost or refused connection surfaces in many shapes: no connection from the pool, a
+        // transaction that could not begin, commit or roll back, a communications link failure,
+        // a lock wait or deadlock. Any of them anywhere in the chain makes the failure transient;
+        // what is left (a constraint or syntax error) is about the data.
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t instanceof TransientDataAccessException
+                    || t instanceof RecoverableDataAccessException
+                    || t instanceof DataAccessResourceFailureException
+                    || t instanceof QueryTimeoutException
+                    || t instanceof TransactionException
+                    || t instanceof SQLTransientException
+                    || t instanceof SQLRecoverableException
+                    || t instanceof SQLNonTransientConnectionException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     static byte[] toBytes(UUID id) {
