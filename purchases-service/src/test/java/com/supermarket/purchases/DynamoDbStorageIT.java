@@ -14,6 +14,11 @@ class DynamoDbStorageIT extends StorageScenarios {
     private TcpProxy proxy;
 
     @Override
+    boolean detectsDuplicates() {
+        return false;
+    }
+
+    @Override
     String profile() {
         return "dynamodb";
     }
@@ -26,7 +31,7 @@ class DynamoDbStorageIT extends StorageScenarios {
                 "dynamodb.endpoint", "http://127.0.0.1:" + proxy.port(),
                 "dynamodb.create-table", "true",
                 "dynamodb.table", "purchases-it",
-                "dynamodb.call-timeout", "3s");
+                "dynamodb.call-timeout", "5s");
     }
 
     @Override

@@ -25,6 +25,11 @@ class MysqlStorageIT extends StorageScenarios {
     private final String database = "purchases_it_" + UUID.randomUUID().toString().substring(0, 8);
 
     @Override
+    boolean detectsDuplicates() {
+        return true;
+    }
+
+    @Override
     String profile() {
         return "mysql";
     }

@@ -78,6 +78,11 @@ final class PurchasesServiceRunner implements AutoCloseable {
         return context.getBean(MeterRegistry.class).counter(name).count();
     }
 
+    /** Deliveries handed to the writer so far, duplicates included (the sum of the batch sizes). */
+    double purchasesWritten() {
+        return context.getBean(MeterRegistry.class).summary("purchases.batch.size").totalAmount();
+    }
+
     RestClient http() {
         return http;
     }

@@ -45,6 +45,9 @@ abstract class StorageScenarios {
     /** Brings the backend back with its data. */
     abstract void restoreStore() throws Exception;
 
+    /** Whether the backend tells a redelivered purchase from a new one (DynamoDB's batch put does not). */
+    abstract boolean detectsDuplicates();
+
     @BeforeAll
     void startService() throws Exception {
         broker = TestBroker.create("purchases-" + profile());
@@ -88,6 +91,7 @@ abstract class StorageScenarios {
     void aPurchaseDeliveredTwiceIsStoredOnce() {
         long before = service.storedCount();
         double duplicatesBefore = service.counter("purchases.duplicates");
+        double writtenBefore = service.purchasesWritten();
         Purchase twice = TestPurchases.atStore(7);
         Purchase other = TestPurchases.atStore(7);
 
@@ -95,10 +99,14 @@ abstract class StorageScenarios {
         await().atMost(PATIENCE).until(() -> service.find(twice.purchaseId()) != null);
         TestPurchases.publish(broker, List.of(twice, other, twice));
 
-        await().atMost(PATIENCE).until(() -> service.counter("purchases.duplicates") >= duplicatesBefore + 2
-                && service.find(other.purchaseId()) != null);
+        await("all four deliveries written").atMost(PATIENCE)
+                .until(() -> service.purchasesWritten() >= writtenBefore + 4);
         assertThat(service.storedCount()).isEqualTo(before + 2);
         assertThat(service.find(twice.purchaseId())).isEqualTo(twice);
+        assertThat(service.find(other.purchaseId())).isEqualTo(other);
+        if (detectsDuplicates()) {
+            assertThat(service.counter("purchases.duplicates")).isGreaterThanOrEqualTo(duplicatesBefore + 2);
+        }
     }
 
     @Test

@@ -3,6 +3,7 @@ package com.supermarket.purchases.storage.dynamodb;
 import com.supermarket.contract.Purchase;
 import com.supermarket.contract.PurchaseItem;
 import com.supermarket.purchases.storage.PurchaseRepository;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.util.ArrayList;
@@ -12,10 +13,12 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.annotation.Profile;
 import org.springframework.stereotype.Repository;
+import software.amazon.awssdk.awscore.AwsRequestOverrideConfiguration;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
@@ -51,6 +54,9 @@ class DynamoDbPurchaseRepository implements PurchaseRepository {
 
     static final String STORE_DATE_INDEX = "storeId-purchaseDate-index";
     private static final int MAX_BATCH_WRITE = 25;
+    /** Table administration is rare and may be slow (DynamoDB Local's first call starts its engine). */
+    private static final Consumer<AwsRequestOverrideConfiguration.Builder> SLOW_ADMIN_CALL =
+            o -> o.apiCallTimeout(Duration.ofSeconds(60));
     private static final Logger log = LoggerFactory.getLogger(DynamoDbPurchaseRepository.class);
 
     private final DynamoDbClient client;
@@ -171,14 +177,14 @@ class DynamoDbPurchaseRepository implements PurchaseRepository {
 
     private void createTableIfMissing() {
         try {
-            client.describeTable(describe -> describe.tableName(properties.table()));
+            client.describeTable(describe -> describe.tableName(properties.table()).overrideConfiguration(SLOW_ADMIN_CALL));
             return;
         } catch (ResourceNotFoundException e) {
             log.info("Creating DynamoDB table {} (on-demand capacity)", properties.table());
         }
         // The index projects keys only: the store/date query gets purchase ids, and a write costs
         // one index entry of a few bytes instead of a second copy of the items.
-        client.createTable(create -> create.tableName(properties.table())
+        client.createTable(create -> create.tableName(properties.table()).overrideConfiguration(SLOW_ADMIN_CALL)
                 .billingMode(BillingMode.PAY_PER_REQUEST)
                 .attributeDefinitions(
                         AttributeDefinition.builder().attributeName("purchaseId").attributeType(ScalarAttributeType.S).build(),
