@@ -16,6 +16,7 @@ import io.fabric8.kubernetes.api.model.ServiceAccount;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscaler;
 import io.fabric8.kubernetes.api.model.networking.v1.Ingress;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -136,6 +137,11 @@ class HelmChartTest {
                             .anySatisfy(p -> assertThat(p.getName())
                                     .isEqualTo(service.getSpec().getPorts().getFirst().getTargetPort().getStrVal())));
         }
+        PodDisruptionBudget budget = ofKind(objects, PodDisruptionBudget.class).getFirst();
+        assertThat(deployment(objects, "purchase-api").getSpec().getTemplate().getMetadata().getLabels())
+                .containsAllEntriesOf(budget.getSpec().getSelector().getMatchLabels());
+        assertThat(budget.getSpec().getMinAvailable().getIntVal()).isPositive()
+                .isLessThan(ofKind(objects, HorizontalPodAutoscaler.class).getFirst().getSpec().getMinReplicas());
         HorizontalPodAutoscaler hpa = ofKind(objects, HorizontalPodAutoscaler.class).getFirst();
         assertThat(hpa.getSpec().getScaleTargetRef().getName()).isEqualTo("supermarket-purchase-api");
         assertThat(hpa.getSpec().getMinReplicas()).as("a load-balanced front").isGreaterThanOrEqualTo(2);
