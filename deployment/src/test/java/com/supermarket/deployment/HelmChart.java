@@ -9,6 +9,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -58,8 +59,15 @@ final class HelmChart {
      * merged values as its values.yaml, which is what Helm itself lints against.
      */
     static LintResult lintStrict(Path valuesFile) {
-        Path chart = valuesFile == null ? CHART : copyChart(valuesFile);
-        return new Helm(chart).lint().strict().call();
+        if (valuesFile == null) {
+            return new Helm(CHART).lint().strict().call();
+        }
+        Path copy = copyChart(valuesFile);
+        try {
+            return new Helm(copy).lint().strict().call();
+        } finally {
+            deleteRecursively(copy.getParent());
+        }
     }
 
     /** {@code helm template supermarket helm/supermarket [-f valuesFile] [--set k=v ...]}. */
@@ -81,16 +89,19 @@ final class HelmChart {
      */
     static String templateTestHooks(Path valuesFile) {
         Path copy = copyChart(valuesFile);
+        String rendered;
         try (Stream<Path> tests = Files.list(copy.resolve("templates/tests"))) {
             for (Path test : tests.toList()) {
                 String text = Files.readString(test).replace("helm.sh/hook:", HOOK_MARKER + ":");
                 Files.writeString(copy.resolve("templates").resolve("hook-" + test.getFileName()), text);
                 Files.delete(test);
             }
+            rendered = new Helm(copy).template().withName(RELEASE).withKubeVersion(KUBE_VERSION).call();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        } finally {
+            deleteRecursively(copy.getParent());
         }
-        String rendered = new Helm(copy).template().withName(RELEASE).withKubeVersion(KUBE_VERSION).call();
         StringBuilder hooks = new StringBuilder();
         documentsBySource(rendered).forEach((source, body) -> {
             if (source.contains("/templates/hook-")) {
@@ -153,6 +164,16 @@ final class HelmChart {
             options.setDefaultFlowStyle(DumperOptions.FlowStyle.BLOCK);
             Files.writeString(copy.resolve("values.yaml"), new Yaml(options).dump(merged));
             return copy;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static void deleteRecursively(Path dir) {
+        try (Stream<Path> files = Files.walk(dir)) {
+            for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(file);
+            }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
