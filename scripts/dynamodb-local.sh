@@ -17,6 +17,8 @@ export JAVA_HOME
 # The build copies the sqlite4java natives there (process-test-resources) and writes the classpath.
 ./mvnw -B -ntp -q -pl purchases-service -am process-test-resources dependency:build-classpath \
   -Dmdep.includeScope=test -Dmdep.outputFile=target/dynamodb-local.classpath >/dev/null
-exec "$JAVA_HOME/bin/java" -Dsqlite4java.library.path=purchases-service/target/native-libs \
-  -cp "$(cat purchases-service/target/dynamodb-local.classpath)" \
+# Run from target/: DynamoDB Local drops a metadata file into its working directory.
+cd purchases-service/target
+exec "$JAVA_HOME/bin/java" -Dsqlite4java.library.path=native-libs \
+  -cp "$(cat dynamodb-local.classpath)" \
   com.amazonaws.services.dynamodbv2.local.main.ServerRunner -inMemory -port "$port"
