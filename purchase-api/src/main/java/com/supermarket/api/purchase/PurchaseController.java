@@ -55,7 +55,9 @@ class PurchaseController {
         Purchase purchase = parser.parse(storeId, customerId, date, body(request));
         publisher.publish(purchase);
         accepted.increment();
-        return ResponseEntity.status(HttpStatus.CREATED)
+        // Content type fixed rather than negotiated: the purchase is already accepted, so an
+        // odd Accept header must not turn the answer into a 406 (the client would retry it).
+        return ResponseEntity.status(HttpStatus.CREATED).contentType(MediaType.APPLICATION_JSON)
                 .body(Map.of("purchaseId", purchase.purchaseId().toString()));
     }
 

@@ -77,6 +77,14 @@ class PurchaseControllerTest {
     }
 
     @Test
+    void answers201WhateverTheAcceptHeader() throws Exception {
+        mvc.perform(post("/purchase/1/customer/1000/date/20210101").accept("text/plain").content(ONE_ITEM))
+                .andExpect(status().isCreated());
+        mvc.perform(post("/purchase/1/customer/1000/date/20210101").accept("text/plain").content("{}"))
+                .andExpect(status().isBadRequest());
+    }
+
+    @Test
     void readsTheBodyWithoutAContentType() throws Exception {
         mvc.perform(post("/purchase/1/customer/1000/date/20210101").content(ONE_ITEM))
                 .andExpect(status().isCreated());

@@ -14,7 +14,13 @@ import com.supermarket.contract.WireFormat;
 import com.supermarket.contract.testing.TestBroker;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
@@ -65,12 +71,23 @@ class PurchasePublishingIT {
     @Test
     void nValidPurchasesLeaveExactlyNMessagesBehindEachShardedExchangeSpreadOverShards() throws Exception {
         Map<String, Long> before = behindEachExchange();
-        int n = 100;
-        for (int store = 1; store <= n; store++) {
-            HttpResponse<String> response = api.postPurchase(store, ApiClient.body(store, store + 1));
+        int n = 200;
+        // Concurrent, as tills are: the requests share the pooled channels and their confirms.
+        List<Future<HttpResponse<String>>> responses = new ArrayList<>();
+        try (ExecutorService tills = Executors.newFixedThreadPool(16, Thread.ofVirtual().factory())) {
+            for (int i = 1; i <= n; i++) {
+                int store = 1 + (i * 37) % 1024;
+                responses.add(tills.submit(() -> api.postPurchase(store, ApiClient.body(store, store + 1))));
+            }
+        }
+        Set<String> ids = new HashSet<>();
+        for (Future<HttpResponse<String>> future : responses) {
+            HttpResponse<String> response = future.get();
             assertThat(response.statusCode()).as(response.body()).isEqualTo(201);
             assertThat(response.body()).matches("\\{\"purchaseId\":\"[0-9a-f-]{36}\"}");
+            ids.add(response.body());
         }
+        assertThat(ids).hasSize(n);
 
         for (String exchange : Topology.SHARDED_EXCHANGES) {
             await().atMost(Duration.ofSeconds(10))
@@ -124,6 +141,15 @@ class PurchasePublishingIT {
         assertThat(response.statusCode()).isEqualTo(400);
         assertThat(response.body()).contains("\"message\":\"items[0].numberOfItems must be a positive integer, not 0\"");
         assertThat(behindEachExchange()).isEqualTo(before);
+    }
+
+    @Test
+    void aPathTomcatRejectsStillAnswersTheErrorBody() {
+        HttpResponse<String> response = api.post("/purchase/%2F/customer/1/date/20210101", ApiClient.body(1), "application/json");
+
+        assertThat(response.statusCode()).isEqualTo(400);
+        assertThat(response.headers().firstValue("Content-Type")).hasValueSatisfying(type -> assertThat(type).startsWith("application/json"));
+        assertThat(response.body()).startsWith("{\"message\":\"Bad Request");
     }
 
     /**
