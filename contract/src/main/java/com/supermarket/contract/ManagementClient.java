@@ -37,8 +37,8 @@ public final class ManagementClient {
         this.baseUri = URI.create(base.endsWith("/") ? base : base + "/");
         this.authorization = "Basic " + Base64.getEncoder()
                 .encodeToString((username + ":" + password).getBytes(StandardCharsets.UTF_8));
-        // HTTP/1.1: the default HTTP/2 attempt (an h2c upgrade) makes the management listener
-        // drop a first request that has a body ("EOF reached while reading").
+        // HTTP/1.1: the default HTTP/2 upgrade attempt makes the management listener (Cowboy)
+        // close the connection on requests with a body ("EOF reached while reading").
         this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(TIMEOUT).build();
     }
 
