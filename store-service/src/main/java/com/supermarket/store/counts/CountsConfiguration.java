@@ -18,11 +18,11 @@ class CountsConfiguration {
         long heap = Runtime.getRuntime().maxMemory();
         // Rows are allocated as stores sell, so a small heap fails only hours into a run: say so now.
         if (fullSize > heap * 0.8) {
-            log.warn("The counts need {} MB once every store has sold, but the maximum heap is {} MB: "
+            log.warn("The counts need {} MiB once every store has sold, but the maximum heap is {} MiB: "
                     + "raise it (e.g. -Xmx{}m or -XX:MaxRAMPercentage=75 in a container)",
                     fullSize >> 20, heap >> 20, (fullSize * 3 / 2) >> 20);
         } else {
-            log.info("Counts for {} stores x {} items: {} MB when every store has sold (max heap {} MB)",
+            log.info("Counts for {} stores x {} items: {} MiB when every store has sold (max heap {} MiB)",
                     platform.maxStores(), platform.maxItemId(), fullSize >> 20, heap >> 20);
         }
         return storeCounts;
