@@ -4,7 +4,7 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
  * The id ranges shared by the whole platform ({@code PLATFORM_MAX_STORES},
- * {@code PLATFORM_MAX_ITEM_ID}).
+ * {@code PLATFORM_MAX_ITEM_ID}). Immutable.
  *
  * @param maxStores stores are 1..maxStores
  * @param maxItemId items are 1..maxItemId

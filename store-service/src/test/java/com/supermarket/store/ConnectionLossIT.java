@@ -19,6 +19,9 @@ import java.time.LocalDate;
 import java.util.List;
 import java.util.Random;
 import java.util.UUID;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -38,8 +41,13 @@ class ConnectionLossIT {
     private static final TestBroker BROKER = TestBroker.create("store-connection-loss");
     private static final TcpProxy PROXY = new TcpProxy(BROKER.host(), BROKER.port());
 
+    private static final Logger log = LoggerFactory.getLogger(ConnectionLossIT.class);
+
     @Autowired
     StoreCounts counts;
+
+    @Autowired
+    MeterRegistry registry;
 
     @DynamicPropertySource
     static void broker(DynamicPropertyRegistry registry) {
@@ -74,6 +82,7 @@ class ConnectionLossIT {
         int items = 20;
         long[][] expected = new long[stores + 1][items + 1];
         Random random = new Random(9);
+        double appliedWhileFrozen = 0;
         try (Connection connection = BROKER.newConnection(); Channel channel = connection.createChannel()) {
             channel.confirmSelect();
             for (int round = 0; round < 4; round++) {
@@ -89,7 +98,19 @@ class ConnectionLossIT {
                             WireFormat.encode(purchase));
                 }
                 channel.waitForConfirmsOrDie(10_000);
-                // Cut the link while the consumers are busy with this round, then heal it.
+                // Freeze the link while the consumers are busy with this round: what they still
+                // apply has its ack stuck in the proxy, so the broker redelivers it once the link
+                // is cut, and it must be skipped as a duplicate.
+                PROXY.freeze();
+                double before = applied();
+                double[] last = {-1};
+                await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(200)).until(() -> {
+                    double now = applied();
+                    boolean drained = now == last[0];
+                    last[0] = now;
+                    return drained;
+                });
+                appliedWhileFrozen += applied() - before;
                 PROXY.disconnect();
                 PROXY.restore();
             }
@@ -103,5 +124,13 @@ class ConnectionLossIT {
                 }
             }
         });
+        double duplicates = registry.get("store.purchases.duplicates").counter().count();
+        log.info("{} purchases were applied with their ack held back; {} redeliveries were skipped",
+                appliedWhileFrozen, duplicates);
+        assertThat(duplicates).isGreaterThanOrEqualTo(appliedWhileFrozen);
+    }
+
+    private double applied() {
+        return registry.get("store.purchases.applied").counter().count();
     }
 }

@@ -89,8 +89,9 @@ class StoreServiceIT {
     }
 
     @Test
-    void consumesEveryShardQueueByName() {
+    void consumesEveryShardQueueByNameAndTheRpcQueueConcurrently() {
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+            assertThat(consumersOf(Topology.STORE_RPC_QUEUE)).as("RPC consumers").isEqualTo(2);
             List<String> shards = BROKER.shardQueues(Topology.STORE_EXCHANGE);
             assertThat(shards).hasSizeGreaterThanOrEqualTo(SHARDS);
             for (String shard : shards) {

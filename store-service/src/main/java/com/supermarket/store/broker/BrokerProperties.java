@@ -4,7 +4,7 @@ import java.net.URI;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
- * How this service reaches and prepares the broker, beyond {@code spring.rabbitmq.*}.
+ * How this service reaches and prepares the broker, beyond {@code spring.rabbitmq.*}. Immutable.
  *
  * @param managementUrl  the management HTTP API, for policies and shard discovery
  * @param shardsPerNode  shard queues per broker node of each sharded exchange

@@ -1,14 +1,30 @@
 package com.supermarket.store.counts;
 
 import com.supermarket.store.PlatformProperties;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 @Configuration(proxyBeanMethods = false)
 class CountsConfiguration {
 
+    private static final Logger log = LoggerFactory.getLogger(CountsConfiguration.class);
+
     @Bean
     StoreCounts storeCounts(PlatformProperties platform, CountsProperties counts) {
-        return new StoreCounts(platform.maxStores(), platform.maxItemId(), counts.dedupWindowPerStore());
+        StoreCounts storeCounts = new StoreCounts(platform.maxStores(), platform.maxItemId(), counts.dedupWindowPerStore());
+        long fullSize = StoreCounts.bytesWhenFull(platform.maxStores(), platform.maxItemId(), counts.dedupWindowPerStore());
+        long heap = Runtime.getRuntime().maxMemory();
+        // Rows are allocated as stores sell, so a small heap fails only hours into a run: say so now.
+        if (fullSize > heap * 0.8) {
+            log.warn("The counts need {} MiB once every store has sold, but the maximum heap is {} MiB: "
+                    + "raise it (e.g. -Xmx{}m or -XX:MaxRAMPercentage=75 in a container)",
+                    fullSize >> 20, heap >> 20, (fullSize * 3 / 2) >> 20);
+        } else {
+            log.info("Counts for {} stores x {} items: {} MiB when every store has sold (max heap {} MiB)",
+                    platform.maxStores(), platform.maxItemId(), fullSize >> 20, heap >> 20);
+        }
+        return storeCounts;
     }
 }

@@ -7,8 +7,8 @@ import java.util.UUID;
 /**
  * The last {@code capacity} purchase ids seen, for deduplication: a ring buffer of the ids (two
  * {@code long}s each) indexed by an open-addressing hash table of ring slots (linear probing,
- * deletion by backward shift, so no tombstones pile up). About {@code 16 + 2 * 4 * 2 = 32} bytes
- * per id, against roughly 80 for a {@code HashSet<UUID>} plus a queue, with no garbage per id.
+ * deletion by backward shift, so no tombstones pile up). 24 bytes per id (16 in the ring, two
+ * 4-byte table slots, the table being kept at most half full), against roughly 80 for a {@code HashSet<UUID>} plus a queue, with no garbage per id.
  *
  * <p>Not thread-safe: {@link StoreCounts} guards each instance with its store's lock.
  */

@@ -9,6 +9,9 @@ import java.util.UUID;
  * implementation saves the counts together with the dedup window, so that purchases redelivered
  * after a restart (those unacknowledged when the service stopped) are still recognised, and
  * loads them back with {@link StoreCounts#restoreStore} before the consumers start.
+ *
+ * <p>{@link StoreCounts#snapshotTo} calls it from the snapshotting thread only, one store at a
+ * time, with arrays the sink may keep.
  */
 @FunctionalInterface
 public interface SnapshotSink {

@@ -18,8 +18,8 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * A store's top items is then one contiguous scan of its row (100,000 ints = 400 KB, streamed by
  * the hardware prefetcher), and an item's top stores is {@code maxStores} strided reads of one
  * cell per row (1,024 reads). At the full 100,000 x 1,024 with every store selling, the rows take
- * 1,024 x 400 KB = <b>410 MB</b>, plus each store's dedup window ({@code 32} bytes per id: 1,024
- * ids x 1,024 stores = 32 MB). A store with no sales costs one null reference. {@code int} cells
+ * 1,024 x 400 KB = <b>410 MB</b>, plus each store's dedup window (24 bytes per id: 1,024 ids x
+ * 1,024 stores = 25 MB), <b>435 MB</b> in all ({@link #bytesWhenFull}). A store with no sales costs one null reference. {@code int} cells
  * rather than {@code long} halve the memory; a cell saturates at {@link Integer#MAX_VALUE} instead
  * of wrapping (2.1 billion units of one item at one store, far beyond any real till).
  *
@@ -61,6 +61,13 @@ public final class StoreCounts {
         this.maxItemId = maxItemId;
         this.dedupWindowPerStore = dedupWindowPerStore;
         this.rows = new AtomicReferenceArray<>(maxStores);
+    }
+
+    /** The heap the counts take once every store has a row: rows plus dedup windows. */
+    public static long bytesWhenFull(int maxStores, int maxItemId, int dedupWindowPerStore) {
+        long row = 16L + 4L * maxItemId;
+        long window = 3 * 16L + 16L * dedupWindowPerStore + 4L * 2 * Integer.highestOneBit(Math.max(1, dedupWindowPerStore * 2 - 1));
+        return (long) maxStores * (row + window);
     }
 
     public int maxStores() {

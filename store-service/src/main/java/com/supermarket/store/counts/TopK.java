@@ -6,9 +6,10 @@ import java.util.List;
 
 /**
  * Bounded selection of the {@code k} largest entries: most first, ties by lower id. Kept as a
- * small sorted insertion array rather than a heap because {@code k} is small (10 or 5) and, in a
- * scan, almost every candidate is turned away by one comparison with {@link #threshold()}; no
- * full sort of the candidates ever happens.
+ * sorted insertion array rather than a heap because {@code k} is small (10 or 5 by default) and,
+ * in a scan, almost every candidate is turned away by one comparison with {@link #threshold()};
+ * the few that enter cost a binary search and one block move. No sort of the candidates ever
+ * happens, and the result comes out already ordered.
  *
  * <p>Not thread-safe: one instance per query.
  */
@@ -40,19 +41,28 @@ final class TopK {
         if (quantity <= 0) {
             return;
         }
-        int last = size - 1;
-        if (size == ids.length && !ranksBefore(id, quantity, ids[last], quantities[last])) {
+        boolean full = size == ids.length;
+        if (full && !ranksBefore(id, quantity, ids[size - 1], quantities[size - 1])) {
             return;
         }
-        int position = size == ids.length ? last : size;
-        while (position > 0 && ranksBefore(id, quantity, ids[position - 1], quantities[position - 1])) {
-            ids[position] = ids[position - 1];
-            quantities[position] = quantities[position - 1];
-            position--;
+        // Binary search for the first kept entry the candidate ranks before, then one block move:
+        // cheap even for the largest limits (1,000).
+        int low = 0;
+        int high = size;
+        while (low < high) {
+            int middle = (low + high) >>> 1;
+            if (ranksBefore(id, quantity, ids[middle], quantities[middle])) {
+                high = middle;
+            } else {
+                low = middle + 1;
+            }
         }
-        ids[position] = id;
-        quantities[position] = quantity;
-        if (size < ids.length) {
+        int moved = (full ? size - 1 : size) - low;
+        System.arraycopy(ids, low, ids, low + 1, moved);
+        System.arraycopy(quantities, low, quantities, low + 1, moved);
+        ids[low] = id;
+        quantities[low] = quantity;
+        if (!full) {
             size++;
         }
     }

@@ -177,6 +177,12 @@ class StoreCountsTest {
     }
 
     @Test
+    void theFullSizeTakesTheDocumentedMemory() {
+        // 1,024 rows of 100,000 ints plus 1,024 dedup windows of 1,024 ids: 435 MB (README).
+        assertThat(StoreCounts.bytesWhenFull(1024, 100_000, 1024)).isBetween(430_000_000L, 440_000_000L);
+    }
+
+    @Test
     void aSnapshotRestoresCountsAndTheDedupWindow() {
         StoreCounts original = new StoreCounts(3, 5, 8);
         Purchase seen = purchase(2, new PurchaseItem(4, 3));
