@@ -130,7 +130,9 @@ broker, or the Secret named for the external one.
 {{/*
 The Deployment of one service; the three services differ only in the arguments. Takes a dict:
 root ($), component (name), values (the service's values), serviceAccountName, strategy
-(optional), autoscaled (bool: leave replicas to the HPA), extraEnv (rendered env entries).
+(optional), autoscaled (bool: leave replicas to the HPA), extraEnv (rendered env entries). From
+the service's values it also takes javaToolOptions (overrides platform.javaToolOptions) and env
+(a map of further settings, e.g. INGEST_CONCURRENCY).
 */}}
 {{- define "supermarket.deployment" -}}
 {{- $root := .root }}
@@ -186,8 +188,17 @@ spec:
             - name: SERVER_PORT
               value: {{ $values.port | quote }}
             {{- include "supermarket.rabbitmqCredentialsEnv" $root | trim | nindent 12 }}
+            {{- with $values.javaToolOptions }}
+            # Overrides the shared JAVA_TOOL_OPTIONS of the ConfigMap for this service only.
+            - name: JAVA_TOOL_OPTIONS
+              value: {{ . | quote }}
+            {{- end }}
             {{- with .extraEnv }}
             {{- . | nindent 12 }}
+            {{- end }}
+            {{- range $name, $value := $values.env }}
+            - name: {{ $name }}
+              value: {{ $value | toString | quote }}
             {{- end }}
           startupProbe:
             {{- toYaml $root.Values.probes.startup | nindent 12 }}
