@@ -87,6 +87,20 @@ class TerraformFilesTest {
     }
 
     @Test
+    void createsTheDynamodbTableWithTheSchemaPurchasesServiceCreatesLocally() {
+        String repository = DeploymentFiles.read("purchases-service/src/main/java/com/supermarket/purchases/storage/"
+                + "dynamodb/DynamoDbPurchaseRepository.java");
+        Matcher index = Pattern.compile("STORE_DATE_INDEX = \"([^\"]+)\"").matcher(repository);
+        Matcher projection = Pattern.compile("projectionType\\(ProjectionType\\.([A-Z_]+)\\)").matcher(repository);
+        assertThat(index.find()).as("purchases-service names its index").isTrue();
+        assertThat(projection.find()).as("purchases-service sets its index projection").isTrue();
+
+        String table = resource("aws_dynamodb_table", "purchases").body().replaceAll("\\s+", " ");
+        assertThat(table).contains("name = \"" + index.group(1) + "\"", "hash_key = \"storeId\"",
+                "range_key = \"purchaseDate\"", "projection_type = \"" + projection.group(1) + "\"");
+    }
+
+    @Test
     void createsAnEcrRepositoryPerImageTheChartUses() {
         String repositories = variable("ecr_repositories").attribute("default");
         TerraformFiles.Block ecr = resource("aws_ecr_repository", "images");
