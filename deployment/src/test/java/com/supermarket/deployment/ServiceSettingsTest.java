@@ -181,20 +181,47 @@ class ServiceSettingsTest {
 
         long stores = Long.parseLong(shared.get("PLATFORM_MAX_STORES"));
         long items = Long.parseLong(shared.get("PLATFORM_MAX_ITEM_ID"));
+        String javaOptions = container.getEnv().stream().filter(e -> e.getName().equals("JAVA_TOOL_OPTIONS"))
+                .map(EnvVar::getValue).findFirst().orElse(shared.get("JAVA_TOOL_OPTIONS"));
+        Quantity limit = container.getResources().getLimits().get("memory");
+
+        assertHeapHoldsCounts(name, Quantity.getAmountInBytes(limit).longValue(), javaOptions, stores, items);
+    }
+
+    @Test
+    void composeStoreServiceHeapHoldsTheCountsOfEveryAllowedStore() {
+        Map<String, Object> store = map(map(DeploymentFiles.yaml("docker-compose.yml").get("services"))
+                .get("store-service"));
+        Map<String, Object> environment = map(store.get("environment"));
+        String memory = (String) map(map(map(store.get("deploy")).get("resources")).get("limits")).get("memory");
+        // Compose sizes are b/k/m/g in powers of 1024.
+        long limit = Quantity.getAmountInBytes(new Quantity(memory.replaceAll("(?i)([kmg])b?$", "$1i")
+                .replace("ki", "Ki").replace("mi", "Mi").replace("gi", "Gi"))).longValue();
+        Object javaOptions = environment.get("JAVA_TOOL_OPTIONS");
+        if (javaOptions == null) {
+            Matcher image = Pattern.compile("JAVA_TOOL_OPTIONS=\"([^\"]*)\"")
+                    .matcher(DeploymentFiles.read("store-service/Dockerfile"));
+            assertThat(image.find()).as("store-service/Dockerfile sets JAVA_TOOL_OPTIONS").isTrue();
+            javaOptions = image.group(1);
+        }
+
+        assertHeapHoldsCounts("docker-compose.yml", limit, javaOptions.toString(),
+                Long.parseLong(environment.get("PLATFORM_MAX_STORES").toString()),
+                Long.parseLong(environment.get("PLATFORM_MAX_ITEM_ID").toString()));
+    }
+
+    private static void assertHeapHoldsCounts(String where, long memoryLimit, String javaOptions, long stores,
+            long items) {
         long dedupWindow = 1024;
         long counts = stores * ((16 + 4 * items) + (48 + 24 * dedupWindow));
         long needed = counts * 5 / 4 + (64L << 20);
-
-        String javaOptions = container.getEnv().stream().filter(e -> e.getName().equals("JAVA_TOOL_OPTIONS"))
-                .map(EnvVar::getValue).findFirst().orElse(shared.get("JAVA_TOOL_OPTIONS"));
         Matcher percentage = Pattern.compile("-XX:MaxRAMPercentage=(\\d+(\\.\\d+)?)").matcher(javaOptions);
         assertThat(percentage.find()).as("store-service JAVA_TOOL_OPTIONS %s sets MaxRAMPercentage", javaOptions)
                 .isTrue();
-        Quantity limit = container.getResources().getLimits().get("memory");
-        long heap = (long) (Quantity.getAmountInBytes(limit).longValue() * Double.parseDouble(percentage.group(1)) / 100);
+        long heap = (long) (memoryLimit * Double.parseDouble(percentage.group(1)) / 100);
 
-        assertThat(heap).as("store-service heap (%s x %s%%) for %d stores x %d items in %s: %d MiB needed",
-                        limit, percentage.group(1), stores, items, name, needed >> 20)
+        assertThat(heap).as("store-service heap (%d MiB x %s%%) for %d stores x %d items in %s: %d MiB needed",
+                        memoryLimit >> 20, percentage.group(1), stores, items, where, needed >> 20)
                 .isGreaterThanOrEqualTo(needed);
     }
 
