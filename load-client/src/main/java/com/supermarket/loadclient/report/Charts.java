@@ -7,6 +7,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.ToDoubleFunction;
 
+import org.knowm.xchart.AnnotationLine;
+import org.knowm.xchart.AnnotationText;
 import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
@@ -64,9 +66,17 @@ final class Charts {
                 points.stream().mapToDouble(TimelinePoint::errorsPerSecond).toArray());
         errors.setMarker(SeriesMarkers.NONE);
         errors.setYAxisGroup(0);
+        // Vertical lines where the central and west stores joined, as in the study's figures.
+        double top = points.stream().mapToDouble(TimelinePoint::requestsPerSecond).max().orElse(0);
+        run.phases().stream().filter(phase -> !phase.name().equals("east") && phase.atSeconds() >= 0).forEach(phase -> {
+            chart.addAnnotation(new AnnotationLine(phase.atSeconds(), true, false));
+            chart.addAnnotation(new AnnotationText(phase.name() + " starts", phase.atSeconds(), top * 0.98, false));
+        });
         chart.setYAxisGroupTitle(0, "requests/s");
         chart.setYAxisGroupTitle(1, "p99 ms");
         chart.getStyler().setYAxisGroupPosition(1, Styler.YAxisPosition.Right);
+        chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
+        chart.getStyler().setLegendLayout(Styler.LegendLayout.Horizontal);
         BitmapEncoder.saveBitmap(chart, png.toString(), BitmapEncoder.BitmapFormat.PNG);
     }
 

@@ -45,8 +45,12 @@ public final class ReportCommand implements Callable<Integer> {
                 RunResult::successThroughput, outDir.resolve("throughput-vs-stores.png"));
         Charts.versusStores(runs, "POST p99 latency vs stores", "p99 ms", run -> run.postLatency().p99Ms(),
                 outDir.resolve("p99-vs-stores.png"));
+        java.util.Map<String, Integer> seen = new java.util.HashMap<>();
         for (RunResult run : runs) {
-            Charts.overTime(run, outDir.resolve(timelineName(run)));
+            // Repeated runs of one label and store count get -2, -3... instead of overwriting.
+            String name = timelineName(run);
+            int repeat = seen.merge(name, 1, Integer::sum);
+            Charts.overTime(run, outDir.resolve(repeat == 1 ? name + ".png" : name + "-" + repeat + ".png"));
         }
         System.out.print(table);
         System.out.println("report and charts in " + outDir);
@@ -54,6 +58,6 @@ public final class ReportCommand implements Callable<Integer> {
     }
 
     static String timelineName(RunResult run) {
-        return "timeline-" + run.label().replaceAll("[^A-Za-z0-9._-]", "_") + "-" + run.parameters().maxStores() + ".png";
+        return "timeline-" + run.label().replaceAll("[^A-Za-z0-9._-]", "_") + "-" + run.parameters().maxStores();
     }
 }
