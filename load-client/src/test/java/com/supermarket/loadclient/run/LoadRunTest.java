@@ -181,6 +181,37 @@ class LoadRunTest {
         }
     }
 
+    @Test
+    void openModelPacesRequestsAndTimesThemFromTheirIntendedSendTime() throws Exception {
+        Path csv = dir.resolve("paced.csv");
+        CountDownLatch never = new CountDownLatch(1);
+        // One store, 9 POSTs at 20 requests/s: one every 50 ms. The first answer takes 400 ms, so
+        // the next ones are late; a wrk2-style client must charge that wait to them.
+        try (StubApi api = new StubApi(request -> {
+            if (request.index() == 0) {
+                never.await(400, TimeUnit.MILLISECONDS);
+            }
+            return 201;
+        })) {
+            RunParameters paced = new RunParameters(1, 1000, 100_000, 1, 5, "20210101", 0, 20, 10);
+            RunResult result = Runs.run(api.baseUrl(), paced, csv);
+
+            List<long[]> records = Files.readAllLines(csv).stream().skip(1).map(line -> line.split(","))
+                    .map(fields -> new long[] { Long.parseLong(fields[0]),
+                            Math.round(Double.parseDouble(fields[2]) * 1000) })
+                    .toList();
+            assertThat(records).hasSize(9);
+            for (int i = 1; i < records.size(); i++) {
+                // Start times are the schedule, 50 ms apart, not when the late requests really went.
+                assertThat(records.get(i)[0] - records.get(i - 1)[0]).isBetween(49L, 51L);
+            }
+            assertThat(records.get(0)[1]).isGreaterThanOrEqualTo(400_000);
+            assertThat(records.get(1)[1]).isGreaterThanOrEqualTo(350_000 - 1_000);
+            assertThat(result.mode()).isEqualTo("open");
+            assertThat(result.successful()).isEqualTo(9);
+        }
+    }
+
     private static void assertValidBody(String body) throws IOException {
         JsonNode items = JSON.readTree(body).get("items");
         assertThat(items.isArray()).isTrue();
