@@ -38,7 +38,7 @@ final class FailureTally {
     }
 
     void error(Throwable error, RequestType type, String path) {
-        count(byError, error.getClass().getSimpleName());
+        count(byError, errorKind(error));
         log(() -> type.csvName() + " " + path + " -> " + error);
     }
 
@@ -69,6 +69,20 @@ final class FailureTally {
         } else {
             suppressed.incrementAndGet();
         }
+    }
+
+    /**
+     * The exception's class; for a bare {@code IOException} also its message (e.g. "HTTP/1.1
+     * header parser received no bytes", a connection closed by the server), which is the only
+     * thing telling such failures apart.
+     */
+    static String errorKind(Throwable error) {
+        String kind = error.getClass().getSimpleName();
+        if (error.getClass() == java.io.IOException.class && error.getMessage() != null) {
+            String message = error.getMessage();
+            return kind + ": " + (message.length() <= 60 ? message : message.substring(0, 60));
+        }
+        return kind;
     }
 
     private static String snippet(String body) {

@@ -36,6 +36,9 @@ public final class StubCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException, InterruptedException {
+        // The JDK server closes idle keep-alive connections beyond 200 by default, racing the
+        // client's next request on them; a load test keeps one connection per store open.
+        System.setProperty("sun.net.httpserver.maxIdleConnections", "65536");
         HttpServer server = HttpServer.create(new InetSocketAddress(bind, port), 1024);
         server.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
         server.createContext("/", StubCommand::answer);
