@@ -11,6 +11,9 @@ PURCHASES_PORT="${PURCHASES_PORT:-8082}"
 DYNAMODB_LOCAL_PORT="${DYNAMODB_LOCAL_PORT:-8000}"
 # Services share two cores with the client on a laptop-sized machine; cap their heaps.
 SERVICE_JAVA_OPTS="${SERVICE_JAVA_OPTS:--Xmx768m}"
+# A database of its own, so a run never meets a schema left by a development build in the
+# default "purchases" database (Flyway would refuse to start on a checksum mismatch).
+MYSQL_URL="${MYSQL_URL:-jdbc:mysql://127.0.0.1:3306/purchases_local?createDatabaseIfNotExist=true}"
 STARTED_PIDS=()
 STARTED_NAMES=()
 
@@ -113,7 +116,7 @@ wait_ready() {
   local name="$1" port="$2" pid="$3" url="http://127.0.0.1:$2/actuator/health/readiness"
   for ((t = 0; t < 360; t++)); do
     if ! kill -0 "$pid" 2>/dev/null; then
-      tail -n 30 "$RUN_DIR/$name.log" >&2 || true
+      tail -n 8 "$RUN_DIR/$name.log" | cut -c1-600 >&2 || true
       die "$name exited during startup; see $RUN_DIR/$name.log"
     fi
     if curl -sf "$url" 2>/dev/null | grep -q '"status":"UP"'; then
@@ -149,7 +152,7 @@ start_platform() {
       start_process purchases-service "$RUN_DIR/purchases-service.log" \
         "$JAVA" $SERVICE_JAVA_OPTS -jar "$(jar_of purchases-service)"
   else
-    SERVER_PORT="$PURCHASES_PORT" SPRING_PROFILES_ACTIVE=mysql \
+    SERVER_PORT="$PURCHASES_PORT" SPRING_PROFILES_ACTIVE=mysql MYSQL_URL="$MYSQL_URL" \
       start_process purchases-service "$RUN_DIR/purchases-service.log" \
         "$JAVA" $SERVICE_JAVA_OPTS -jar "$(jar_of purchases-service)"
   fi
