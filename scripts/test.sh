@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Runs every test of the platform: unit tests, integration tests against the real local
-# RabbitMQ (sharding plugin) / MariaDB / DynamoDB Local, and the offline deployment checks.
+# RabbitMQ (sharding plugin) / MariaDB / DynamoDB Local, the offline deployment checks and
+# terraform fmt/validate where terraform is installed.
 # Starts the local services it needs, finds a JDK 21+, and fails if any test was skipped.
 # Usage: scripts/test.sh [extra Maven arguments, e.g. -pl purchase-api -am]
 set -euo pipefail
 
 if [[ "${1:-}" == "-h" || "${1:-}" == "--help" ]]; then
-  sed -n '2,5p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,6p' "$0" | sed 's/^# \{0,1\}//'
   exit 0
 fi
 
@@ -17,6 +18,10 @@ export JAVA_HOME
 echo "[test] using JDK at $JAVA_HOME" >&2
 
 ./mvnw -B -ntp verify "$@"
+
+# Terraform's own checks need the terraform binary (and its registry for validate); the
+# script says SKIPPED for what it cannot run and fails on a formatting error.
+scripts/check-terraform.sh
 
 # Surefire and Failsafe count skips without failing; here a skipped test is a failure,
 # because it usually hides a missing service.

@@ -37,7 +37,9 @@ public final class ManagementClient {
         this.baseUri = URI.create(base.endsWith("/") ? base : base + "/");
         this.authorization = "Basic " + Base64.getEncoder()
                 .encodeToString((username + ":" + password).getBytes(StandardCharsets.UTF_8));
-        this.http = HttpClient.newBuilder().connectTimeout(TIMEOUT).build();
+        // HTTP/1.1: the default HTTP/2 upgrade attempt makes the management listener (Cowboy)
+        // close the connection on requests with a body ("EOF reached while reading").
+        this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(TIMEOUT).build();
     }
 
     /** Creates or replaces a policy in {@code vhost}. */

@@ -1,0 +1,165 @@
+package com.supermarket.deployment;
+
+import static com.supermarket.deployment.DeploymentFiles.map;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** docker-compose.yml, parsed and checked the way {@code docker compose up} would rely on it. */
+@SuppressWarnings("unchecked")
+class ComposeFileTest {
+
+    private final Map<String, Object> compose = DeploymentFiles.yaml("docker-compose.yml");
+    private final Map<String, Object> services = map(compose.get("services"));
+
+    @Test
+    void everyServiceDeclaresAHealthCheckAndOnlyTheOneOffLoadClientDisablesIt() {
+        assertThat(services).isNotEmpty().allSatisfy((name, definition) -> {
+            Map<String, Object> service = map(definition);
+            Map<String, Object> healthcheck = map(service.get("healthcheck"));
+            assertThat(healthcheck).as(name + " healthcheck").isNotNull();
+            if (Boolean.TRUE.equals(healthcheck.get("disable"))) {
+                assertThat(name).isEqualTo("load-client");
+                assertThat(service.get("restart")).as("a one-off run").isEqualTo("no");
+                assertThat((List<Object>) service.get("profiles")).as(name + " runs only when asked for").isNotEmpty();
+            } else {
+                assertThat((List<Object>) healthcheck.get("test")).as(name + " healthcheck test").isNotEmpty();
+                assertThat(healthcheck).as(name).containsKeys("interval", "timeout", "retries");
+            }
+        });
+    }
+
+    @Test
+    void everyDependencyWaitsUntilItsTargetIsHealthy() {
+        services.forEach((name, definition) -> {
+            Object dependsOn = map(definition).get("depends_on");
+            if (dependsOn == null) {
+                return;
+            }
+            assertThat(dependsOn).as(name + ": depends_on in the long form, with conditions").isInstanceOf(Map.class);
+            map(dependsOn).forEach((target, condition) -> {
+                assertThat(services).as(name + " depends on " + target).containsKey(target);
+                assertThat(map(condition)).as(name + " -> " + target).containsEntry("condition", "service_healthy");
+                assertThat(map(map(services.get(target)).get("healthcheck"))).as(target + " can become healthy")
+                        .doesNotContainEntry("disable", true);
+            });
+        });
+    }
+
+    @Test
+    void everyServiceHasAMemoryLimit() {
+        assertThat(services).allSatisfy((name, definition) -> assertThat(
+                map(map(map(map(definition).get("deploy")).get("resources")).get("limits")))
+                .as(name).containsKey("memory"));
+    }
+
+    @Test
+    void everyImageIsPinnedToAVersion() {
+        services.forEach((name, definition) -> {
+            String image = (String) map(definition).get("image");
+            assertThat(image).as(name).isNotNull();
+            if (!image.startsWith("${IMAGE_REGISTRY")) {
+                HelmChartTest.assertPinned(image);
+            } else {
+                assertThat(image).as(name + ": one of ours, built here").endsWith(":${IMAGE_TAG:-0.1.0}");
+                assertThat(map(map(definition).get("build"))).containsEntry("context", ".");
+            }
+        });
+    }
+
+    @Test
+    void runsAtLeastTwoPurchaseApiReplicasBehindTheLoadBalancer() {
+        Map<String, Object> api = map(services.get("purchase-api"));
+        assertThat((Integer) map(api.get("deploy")).get("replicas")).isGreaterThanOrEqualTo(2);
+        assertThat(api).as("replicas cannot share a host port").doesNotContainKey("ports");
+
+        Map<String, Object> lb = map(services.get("lb"));
+        assertThat(map(lb.get("depends_on"))).containsKey("purchase-api");
+        assertThat(DeploymentFiles.read("deploy/nginx/nginx.conf")).contains("server purchase-api:8080");
+        assertThat((List<Object>) lb.get("ports")).containsExactly("8080:8080");
+    }
+
+    @Test
+    void switchesPurchasesServiceToDynamodbUnderTheDynamodbProfile() {
+        Map<String, Object> mysqlFlavour = map(services.get("purchases-service"));
+        Map<String, Object> dynamoFlavour = map(services.get("purchases-service-dynamodb"));
+
+        assertThat((List<Object>) mysqlFlavour.get("profiles")).containsExactly("mysql");
+        assertThat(map(mysqlFlavour.get("environment"))).containsEntry("SPRING_PROFILES_ACTIVE", "mysql");
+        assertThat(map(mysqlFlavour.get("depends_on"))).containsKey("mysql");
+        assertThat((List<Object>) map(services.get("mysql")).get("profiles")).containsExactly("mysql");
+
+        assertThat((List<Object>) dynamoFlavour.get("profiles")).containsExactly("dynamodb");
+        assertThat(map(dynamoFlavour.get("environment"))).containsEntry("SPRING_PROFILES_ACTIVE", "dynamodb")
+                .containsEntry("DYNAMODB_ENDPOINT", "http://dynamodb-local:8000");
+        assertThat(map(dynamoFlavour.get("depends_on"))).containsKey("dynamodb-local");
+        assertThat((List<Object>) map(services.get("dynamodb-local")).get("profiles")).containsExactly("dynamodb");
+        assertThat(map(services.get("mysql")).get("image")).asString().startsWith("mysql:8.");
+    }
+
+    @Test
+    void pointsEveryServiceAtTheBrokerUserAndVhostOfTheDefinitions() {
+        var definitions = new RabbitDefinitions();
+        for (String name : List.of("purchase-api", "store-service", "purchases-service", "purchases-service-dynamodb")) {
+            Map<String, Object> env = map(map(services.get(name)).get("environment"));
+            assertThat(env).as(name)
+                    .containsEntry("RABBITMQ_HOST", "rabbitmq")
+                    .containsEntry("RABBITMQ_VHOST", definitions.vhost())
+                    .containsEntry("RABBITMQ_USERNAME", definitions.applicationUser())
+                    .containsEntry("BROKER_MANAGE_POLICIES", "false")
+                    .containsEntry("BROKER_SHARDS_PER_NODE", String.valueOf(definitions.shardsPerNode()));
+        }
+        assertThat(map(map(services.get("store-service")).get("environment"))).containsEntry("SERVER_PORT", "8081");
+        assertThat(map(map(services.get("purchases-service")).get("environment"))).containsEntry("SERVER_PORT", "8082");
+    }
+
+    @Test
+    void keepsPasswordsOutOfTheFile() {
+        services.forEach((name, definition) -> {
+            Object environment = map(definition).get("environment");
+            if (environment == null) {
+                return;
+            }
+            map(environment).forEach((key, value) -> {
+                if (key.contains("PASSWORD")) {
+                    assertThat(String.valueOf(value)).as(name + " " + key + " comes from .env").matches("\\$\\{\\w+:\\?.+}");
+                }
+            });
+        });
+        assertThat(DeploymentFiles.read(".gitignore").lines()).contains(".env");
+        assertThat(Files.isRegularFile(DeploymentFiles.resolve("deploy/.env.example"))).isTrue();
+    }
+
+    @Test
+    void mountsRabbitmqConfigurationThatExists() {
+        Map<String, Object> rabbitmq = map(services.get("rabbitmq"));
+        HelmChartTest.assertPinned((String) rabbitmq.get("image"));
+        for (Object volume : (List<Object>) rabbitmq.get("volumes")) {
+            String mount = (String) volume;
+            if (mount.startsWith("./")) {
+                String hostPath = mount.substring(2, mount.indexOf(':'));
+                assertThat(Files.isRegularFile(DeploymentFiles.resolve(hostPath))).as(hostPath).isTrue();
+            }
+        }
+        assertThat((List<Object>) rabbitmq.get("volumes")).contains(
+                "./deploy/rabbitmq/definitions.json:/etc/rabbitmq/definitions.json:ro",
+                "./deploy/rabbitmq/enabled_plugins:/etc/rabbitmq/enabled_plugins:ro",
+                "./deploy/rabbitmq/rabbitmq.conf:/etc/rabbitmq/rabbitmq.conf:ro");
+        assertThat(DeploymentFiles.read("deploy/rabbitmq/rabbitmq.conf"))
+                .contains("load_definitions = /etc/rabbitmq/definitions.json");
+        assertThat(map(rabbitmq.get("healthcheck")).get("test").toString())
+                .contains("authenticate_user " + new RabbitDefinitions().applicationUser());
+    }
+
+    @Test
+    void offersTheLoadClientAsAOneOffServiceAgainstTheLoadBalancer() {
+        Map<String, Object> loadClient = map(services.get("load-client"));
+
+        assertThat((List<Object>) loadClient.get("profiles")).containsExactly("load");
+        assertThat((List<Object>) loadClient.get("command")).contains("http://lb:8080");
+        assertThat(map(loadClient.get("depends_on"))).containsKey("lb");
+    }
+}

@@ -1,0 +1,316 @@
+package com.supermarket.deployment;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.marcnuri.helm.LintResult;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceAccount;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscaler;
+import io.fabric8.kubernetes.api.model.networking.v1.Ingress;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The Helm chart, linted and rendered offline for the default values and every values file,
+ * and the rendered objects checked as typed Kubernetes objects.
+ */
+class HelmChartTest {
+
+    private static final List<String> SERVICES = List.of("purchase-api", "store-service", "purchases-service");
+
+    /** The default values (null) and each instance-size preset. */
+    static Stream<Arguments> valuesFiles() {
+        List<Arguments> variants = new ArrayList<>();
+        variants.add(Arguments.of("values.yaml", null));
+        for (Path file : HelmChart.valuesFiles()) {
+            variants.add(Arguments.of(file.getFileName().toString(), file));
+        }
+        return variants.stream();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("valuesFiles")
+    void lintsCleanInStrictMode(String name, Path valuesFile) {
+        LintResult lint = HelmChart.lintStrict(valuesFile);
+
+        assertThat(lint.isFailed()).as("helm lint --strict with %s: %s", name, lint.getMessages()).isFalse();
+        assertThat(lint.getMessages()).noneMatch(m -> m.contains("[ERROR]") || m.contains("[WARNING]"));
+    }
+
+    @Test
+    void offersTheMicroAndXlargePresets() {
+        assertThat(HelmChart.valuesFiles()).extracting(p -> p.getFileName().toString())
+                .contains("values-micro.yaml", "values-xlarge.yaml");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("valuesFiles")
+    void rendersTheThreeServicesWithTheirServicesAndTheBroker(String name, Path valuesFile) {
+        List<HasMetadata> objects = render(valuesFile);
+
+        assertThat(ofKind(objects, Deployment.class)).extracting(d -> d.getMetadata().getName())
+                .containsExactlyInAnyOrder("supermarket-purchase-api", "supermarket-store-service",
+                        "supermarket-purchases-service");
+        assertThat(ofKind(objects, Service.class)).extracting(s -> s.getMetadata().getName())
+                .containsExactlyInAnyOrder("supermarket-purchase-api", "supermarket-store-service",
+                        "supermarket-purchases-service");
+        assertThat(ofKind(objects, Ingress.class)).hasSize(1);
+        assertThat(ofKind(objects, HorizontalPodAutoscaler.class)).hasSize(1);
+        assertThat(objects).as("no namespace in metadata: the release namespace applies")
+                .allSatisfy(o -> assertThat(o.getMetadata().getNamespace()).as(o.getMetadata().getName()).isNull());
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("valuesFiles")
+    void everyContainerHasResourcesProbesAndALockedDownSecurityContext(String name, Path valuesFile) {
+        for (Deployment deployment : ofKind(render(valuesFile), Deployment.class)) {
+            PodSpec pod = deployment.getSpec().getTemplate().getSpec();
+            assertThat(pod.getSecurityContext().getRunAsNonRoot()).isTrue();
+            for (Container container : pod.getContainers()) {
+                String what = deployment.getMetadata().getName() + "/" + container.getName();
+                assertThat(container.getResources().getRequests()).as(what).containsKeys("cpu", "memory");
+                assertThat(container.getResources().getLimits()).as(what).containsKeys("cpu", "memory");
+                assertThat(container.getLivenessProbe().getHttpGet().getPath()).as(what)
+                        .isEqualTo("/actuator/health/liveness");
+                assertThat(container.getReadinessProbe().getHttpGet().getPath()).as(what)
+                        .isEqualTo("/actuator/health/readiness");
+                assertThat(container.getStartupProbe()).as(what).isNotNull();
+                var security = container.getSecurityContext();
+                assertThat(security.getRunAsNonRoot()).as(what).isTrue();
+                assertThat(security.getReadOnlyRootFilesystem()).as(what).isTrue();
+                assertThat(security.getAllowPrivilegeEscalation()).as(what).isFalse();
+                assertThat(security.getCapabilities().getDrop()).as(what).contains("ALL");
+                assertThat(container.getVolumeMounts()).as(what + ": a writable /tmp on a read-only root")
+                        .anySatisfy(m -> assertThat(m.getMountPath()).isEqualTo("/tmp"));
+            }
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("valuesFiles")
+    void everyImageIsPinnedToAnExplicitVersion(String name, Path valuesFile) {
+        List<HasMetadata> objects = render(valuesFile);
+        List<String> images = new ArrayList<>();
+        for (Deployment deployment : ofKind(objects, Deployment.class)) {
+            deployment.getSpec().getTemplate().getSpec().getContainers().forEach(c -> images.add(c.getImage()));
+        }
+        ofKind(HelmChart.objects(HelmChart.templateTestHooks(valuesFile)), Pod.class)
+                .forEach(p -> p.getSpec().getContainers().forEach(c -> images.add(c.getImage())));
+        images.add((String) rabbitmqCluster(objects).get("spec", "image"));
+
+        assertThat(images).hasSize(5).allSatisfy(HelmChartTest::assertPinned);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("valuesFiles")
+    void selectorsMatchThePodLabelsAndEveryReferenceResolves(String name, Path valuesFile) {
+        List<HasMetadata> objects = render(valuesFile);
+        List<Deployment> deployments = ofKind(objects, Deployment.class);
+        for (Deployment deployment : deployments) {
+            assertThat(deployment.getSpec().getTemplate().getMetadata().getLabels())
+                    .as(deployment.getMetadata().getName())
+                    .containsAllEntriesOf(deployment.getSpec().getSelector().getMatchLabels());
+        }
+        for (Service service : ofKind(objects, Service.class)) {
+            assertThat(deployments).as("Deployments selected by Service " + service.getMetadata().getName())
+                    .filteredOn(d -> d.getSpec().getTemplate().getMetadata().getLabels()
+                            .entrySet().containsAll(service.getSpec().getSelector().entrySet()))
+                    .hasSize(1)
+                    .allSatisfy(d -> assertThat(d.getSpec().getTemplate().getSpec().getContainers().getFirst().getPorts())
+                            .anySatisfy(p -> assertThat(p.getName())
+                                    .isEqualTo(service.getSpec().getPorts().getFirst().getTargetPort().getStrVal())));
+        }
+        PodDisruptionBudget budget = ofKind(objects, PodDisruptionBudget.class).getFirst();
+        assertThat(deployment(objects, "purchase-api").getSpec().getTemplate().getMetadata().getLabels())
+                .containsAllEntriesOf(budget.getSpec().getSelector().getMatchLabels());
+        assertThat(budget.getSpec().getMinAvailable().getIntVal()).isPositive()
+                .isLessThan(ofKind(objects, HorizontalPodAutoscaler.class).getFirst().getSpec().getMinReplicas());
+        HorizontalPodAutoscaler hpa = ofKind(objects, HorizontalPodAutoscaler.class).getFirst();
+        assertThat(hpa.getSpec().getScaleTargetRef().getName()).isEqualTo("supermarket-purchase-api");
+        assertThat(hpa.getSpec().getMinReplicas()).as("a load-balanced front").isGreaterThanOrEqualTo(2);
+        var backend = ofKind(objects, Ingress.class).getFirst().getSpec().getRules().getFirst().getHttp().getPaths()
+                .getFirst().getBackend().getService();
+        assertThat(backend.getName()).isEqualTo("supermarket-purchase-api");
+        assertThat(ofKind(objects, Service.class)).filteredOn(s -> s.getMetadata().getName().equals(backend.getName()))
+                .singleElement().satisfies(s -> assertThat(s.getSpec().getPorts()).extracting("name")
+                        .contains(backend.getPort().getName()));
+        for (Deployment deployment : deployments) {
+            String account = deployment.getSpec().getTemplate().getSpec().getServiceAccountName();
+            assertThat(ofKind(objects, ServiceAccount.class)).extracting(a -> a.getMetadata().getName())
+                    .as("ServiceAccount of " + deployment.getMetadata().getName()).contains(account);
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("valuesFiles")
+    void runsRabbitmqAsAThreeNodeOperatorClusterWithTheShardingPlugin(String name, Path valuesFile) {
+        GenericKubernetesResource cluster = rabbitmqCluster(render(valuesFile));
+
+        assertThat(cluster.getApiVersion()).isEqualTo("rabbitmq.com/v1beta1");
+        assertThat((Integer) cluster.get("spec", "replicas")).isEqualTo(3);
+        assertThat((List<Object>) cluster.get("spec", "rabbitmq", "additionalPlugins")).contains("rabbitmq_sharding");
+        assertThat((Map<Object, Object>) cluster.get("spec", "resources")).containsKeys("requests", "limits");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("valuesFiles")
+    void givesEveryServiceTheSharedSettingsAndTheBrokerCredentialsFromTheOperatorsSecret(String name, Path valuesFile) {
+        List<HasMetadata> objects = render(valuesFile);
+        ConfigMap config = ofKind(objects, ConfigMap.class).getFirst();
+        assertThat(config.getData()).containsKeys("RABBITMQ_HOST", "RABBITMQ_PORT", "RABBITMQ_VHOST",
+                "RABBITMQ_MANAGEMENT_URL", "BROKER_SHARDS_PER_NODE", "BROKER_MANAGE_POLICIES", "PLATFORM_MAX_STORES",
+                "PLATFORM_MAX_ITEM_ID");
+        assertThat(config.getData().get("RABBITMQ_HOST")).isEqualTo(rabbitmqCluster(objects).getMetadata().getName());
+
+        for (Deployment deployment : ofKind(objects, Deployment.class)) {
+            Container container = deployment.getSpec().getTemplate().getSpec().getContainers().getFirst();
+            assertThat(container.getEnvFrom()).anySatisfy(
+                    from -> assertThat(from.getConfigMapRef().getName()).isEqualTo(config.getMetadata().getName()));
+            assertThat(env(container, "RABBITMQ_PASSWORD").getValueFrom().getSecretKeyRef().getName())
+                    .isEqualTo(rabbitmqCluster(objects).getMetadata().getName() + "-default-user");
+            int port = container.getPorts().getFirst().getContainerPort();
+            assertThat(env(container, "SERVER_PORT").getValue()).isEqualTo(String.valueOf(port));
+        }
+        assertThat(ports(objects)).containsExactly(8080, 8081, 8082);
+    }
+
+    @Test
+    void storesPurchasesInMysqlByDefaultWithTheCredentialsFromASecret() {
+        Container container = container(render(null), "purchases-service");
+
+        assertThat(env(container, "SPRING_PROFILES_ACTIVE").getValue()).isEqualTo("mysql");
+        assertThat(env(container, "MYSQL_URL").getValue()).startsWith("jdbc:mysql://");
+        assertThat(env(container, "MYSQL_PASSWORD").getValueFrom().getSecretKeyRef().getKey()).isEqualTo("password");
+        assertThat(env(container, "MYSQL_PASSWORD").getValue()).isNull();
+    }
+
+    @Test
+    void storesPurchasesInDynamodbThroughTheIrsaAnnotatedServiceAccount() {
+        String role = "arn:aws:iam::123456789012:role/supermarket-purchases-service";
+        List<HasMetadata> objects = HelmChart.objects(HelmChart.template(null,
+                Map.of("persistence.store", "dynamodb", "purchasesService.serviceAccount.roleArn", role)));
+
+        Container container = container(objects, "purchases-service");
+        assertThat(env(container, "SPRING_PROFILES_ACTIVE").getValue()).isEqualTo("dynamodb");
+        assertThat(env(container, "DYNAMODB_TABLE").getValue()).isEqualTo("purchases");
+        assertThat(container.getEnv()).noneMatch(e -> e.getName().startsWith("MYSQL_"));
+        Deployment deployment = deployment(objects, "purchases-service");
+        ServiceAccount account = ofKind(objects, ServiceAccount.class).stream()
+                .filter(a -> a.getMetadata().getName().equals(deployment.getSpec().getTemplate().getSpec().getServiceAccountName()))
+                .findFirst().orElseThrow();
+        assertThat(account.getMetadata().getAnnotations()).containsEntry("eks.amazonaws.com/role-arn", role);
+    }
+
+    @Test
+    void xlargePresetStoresInDynamodbAsTheReferenceSetupDid() {
+        Path xlarge = HelmChart.CHART.resolve("values-xlarge.yaml");
+
+        assertThat(env(container(render(xlarge), "purchases-service"), "SPRING_PROFILES_ACTIVE").getValue())
+                .isEqualTo("dynamodb");
+    }
+
+    @Test
+    void canPointAtAnExternalBrokerInsteadOfRunningOne() {
+        List<HasMetadata> objects = HelmChart.objects(HelmChart.template(null, Map.of(
+                "rabbitmq.cluster.enabled", "false",
+                "rabbitmq.external.host", "broker.internal",
+                "rabbitmq.external.existingSecret", "broker-credentials")));
+
+        assertThat(objects).noneMatch(o -> o.getKind().equals("RabbitmqCluster"));
+        assertThat(ofKind(objects, ConfigMap.class).getFirst().getData()).containsEntry("RABBITMQ_HOST", "broker.internal");
+        assertThat(env(container(objects, "store-service"), "RABBITMQ_USERNAME").getValueFrom().getSecretKeyRef().getName())
+                .isEqualTo("broker-credentials");
+    }
+
+    @Test
+    void refusesAnUnknownStore() {
+        assertThatThrownBy(() -> HelmChart.template(null, Map.of("persistence.store", "postgres")))
+                .hasMessageContaining("persistence.store must be mysql or dynamodb");
+    }
+
+    @Test
+    void keepsTheStoreServiceToOneInstanceAtATime() {
+        Deployment store = deployment(render(null), "store-service");
+
+        assertThat(store.getSpec().getReplicas()).isEqualTo(1);
+        assertThat(store.getSpec().getStrategy().getType()).isEqualTo("Recreate");
+    }
+
+    @Test
+    void hasAHelmTestThatPostsAPurchaseAndReadsItBack() {
+        assertThat(ofKind(render(null), Pod.class)).as("hooks stay out of the release's manifests").isEmpty();
+        List<Pod> pods = ofKind(HelmChart.objects(HelmChart.templateTestHooks(null)), Pod.class);
+
+        assertThat(pods).singleElement().satisfies(pod -> {
+            assertThat(pod.getMetadata().getAnnotations()).containsEntry(HelmChart.HOOK_MARKER, "test");
+            Container test = pod.getSpec().getContainers().getFirst();
+            String script = String.join("\n", test.getArgs());
+            assertThat(script).contains("-X POST", "$api/purchase/$store/customer/", "/date/20210101",
+                    "$purchases/purchases/count", "$api/items/store/$store", "http://supermarket-purchase-api:80",
+                    "http://supermarket-purchases-service:8082");
+            assertThat(test.getResources().getLimits()).containsKeys("cpu", "memory");
+            assertThat(test.getSecurityContext().getRunAsNonRoot()).isTrue();
+            assertThat(test.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
+        });
+    }
+
+    static void assertPinned(String image) {
+        String tag = image.substring(image.lastIndexOf('/') + 1);
+        assertThat(tag).as("image %s has an explicit tag", image).contains(":");
+        tag = tag.substring(tag.indexOf(':') + 1);
+        assertThat(tag).as("image %s", image).isNotEqualTo("latest").matches("\\d+(\\.\\d+)+([_.-][A-Za-z0-9_.-]+)?");
+    }
+
+    private static List<HasMetadata> render(Path valuesFile) {
+        return HelmChart.objects(HelmChart.template(valuesFile, Map.of()));
+    }
+
+    static <T> List<T> ofKind(List<HasMetadata> objects, Class<T> kind) {
+        return objects.stream().filter(kind::isInstance).map(kind::cast).toList();
+    }
+
+    private static GenericKubernetesResource rabbitmqCluster(List<HasMetadata> objects) {
+        return ofKind(objects, GenericKubernetesResource.class).stream()
+                .filter(o -> o.getKind().equals("RabbitmqCluster"))
+                .findFirst().orElseThrow(() -> new AssertionError("no RabbitmqCluster rendered"));
+    }
+
+    private static Deployment deployment(List<HasMetadata> objects, String component) {
+        return ofKind(objects, Deployment.class).stream()
+                .filter(d -> d.getMetadata().getName().equals("supermarket-" + component))
+                .findFirst().orElseThrow(() -> new AssertionError("no Deployment " + component));
+    }
+
+    private static Container container(List<HasMetadata> objects, String component) {
+        return deployment(objects, component).getSpec().getTemplate().getSpec().getContainers().getFirst();
+    }
+
+    private static EnvVar env(Container container, String name) {
+        return container.getEnv().stream().filter(e -> e.getName().equals(name)).findFirst()
+                .orElseThrow(() -> new AssertionError(container.getName() + " has no env " + name));
+    }
+
+    private static List<Integer> ports(List<HasMetadata> objects) {
+        return SERVICES.stream()
+                .map(s -> container(objects, s).getPorts().getFirst().getContainerPort())
+                .toList();
+    }
+}

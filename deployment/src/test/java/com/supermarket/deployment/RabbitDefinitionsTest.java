@@ -1,0 +1,187 @@
+package com.supermarket.deployment;
+
+import static com.supermarket.deployment.DeploymentFiles.map;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.rabbitmq.client.Channel;
+import com.sun.net.httpserver.HttpServer;
+import com.supermarket.contract.BrokerTopology;
+import com.supermarket.contract.ManagementClient;
+import com.supermarket.contract.Topology;
+import com.supermarket.contract.WireFormat;
+import java.io.IOException;
+import java.lang.reflect.Proxy;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The RabbitMQ definitions docker-compose boots with declare exactly what the services would
+ * declare themselves: the contract's {@link BrokerTopology} is run against a recording channel
+ * and a recording management API, and the results compared with the file. One source of truth.
+ */
+@SuppressWarnings("unchecked")
+class RabbitDefinitionsTest {
+
+    private final RabbitDefinitions definitions = new RabbitDefinitions();
+
+    @Test
+    void declaresExactlyTheExchangesOfTheContractTopology() throws IOException {
+        List<Map<String, Object>> declared = recordDeclarations().get("exchanges");
+
+        assertThat(definitions.section("exchanges"))
+                .allSatisfy(e -> assertThat(e).containsEntry("vhost", definitions.vhost())
+                        .containsEntry("auto_delete", false).containsEntry("internal", false)
+                        .containsEntry("arguments", Map.of()))
+                .extracting(e -> Map.of("name", e.get("name"), "type", e.get("type"), "durable", e.get("durable")))
+                .containsExactlyInAnyOrderElementsOf(declared);
+        assertThat(declared).extracting(e -> e.get("name")).contains(Topology.INGRESS_EXCHANGE,
+                Topology.PURCHASE_EXCHANGE, Topology.STORE_EXCHANGE, Topology.DEAD_LETTER_EXCHANGE);
+    }
+
+    @Test
+    void declaresExactlyTheBindingsOfTheContractTopology() throws IOException {
+        List<Map<String, Object>> declared = recordDeclarations().get("bindings");
+
+        assertThat(definitions.section("bindings"))
+                .allSatisfy(b -> assertThat(b).containsEntry("vhost", definitions.vhost()).containsEntry("arguments", Map.of()))
+                .extracting(b -> Map.of("source", b.get("source"), "destination", b.get("destination"),
+                        "destination_type", b.get("destination_type"), "routing_key", b.get("routing_key")))
+                .containsExactlyInAnyOrderElementsOf(declared);
+    }
+
+    @Test
+    void declaresExactlyTheQueuesOfTheContractTopology() throws IOException {
+        List<Map<String, Object>> declared = recordDeclarations().get("queues");
+
+        assertThat(definitions.section("queues"))
+                .allSatisfy(q -> assertThat(q).containsEntry("vhost", definitions.vhost()))
+                .extracting(q -> Map.of("name", q.get("name"), "durable", q.get("durable"),
+                        "auto_delete", q.get("auto_delete"), "arguments", q.get("arguments")))
+                .containsExactlyInAnyOrderElementsOf(declared);
+        assertThat(declared).extracting(q -> q.get("name")).contains(Topology.PARKING_QUEUE, Topology.STORE_RPC_QUEUE);
+    }
+
+    @Test
+    void carriesExactlyThePoliciesTheServicesWouldApply() throws IOException {
+        Map<String, Map<String, Object>> applied = recordPolicies(definitions.shardsPerNode(), definitions.vhost());
+
+        assertThat(definitions.section("policies")).hasSameSizeAs(applied.keySet()).allSatisfy(policy -> {
+            assertThat(policy).containsEntry("vhost", definitions.vhost());
+            Map<String, Object> expected = applied.get((String) policy.get("name"));
+            assertThat(expected).as("BrokerTopology applies policy " + policy.get("name")).isNotNull();
+            assertThat(policy).containsEntry("pattern", expected.get("pattern"))
+                    .containsEntry("apply-to", expected.get("apply-to"))
+                    .containsEntry("priority", expected.get("priority"))
+                    .containsEntry("definition", expected.get("definition"));
+        });
+        assertThat(applied).containsKeys(Topology.shardingPolicyName(Topology.PURCHASE_EXCHANGE),
+                Topology.shardingPolicyName(Topology.STORE_EXCHANGE), Topology.SHARD_QUEUES_POLICY);
+    }
+
+    @Test
+    void usesTheServicesDefaultShardCount() {
+        assertThat(definitions.shardsPerNode()).isEqualTo(BrokerTopology.DEFAULT_SHARDS_PER_NODE);
+    }
+
+    @Test
+    void definesOnlyTheApplicationUserWithoutAPasswordAndNoGuest() {
+        List<Map<String, Object>> users = definitions.section("users");
+
+        assertThat(users).extracting(u -> u.get("name")).containsExactly("supermarket").doesNotContain("guest");
+        assertThat(users.getFirst().get("password_hash")).as("the password comes from .env, not the repository")
+                .isEqualTo("");
+        assertThat((List<Object>) users.getFirst().get("tags")).as("may set policies and list shard queues")
+                .containsExactly("policymaker");
+        assertThat(definitions.section("permissions")).singleElement().satisfies(p -> assertThat(p)
+                .containsEntry("user", "supermarket").containsEntry("vhost", definitions.vhost())
+                .containsEntry("configure", ".*").containsEntry("write", ".*").containsEntry("read", ".*"));
+        assertThat(DeploymentFiles.read("deploy/rabbitmq/start.sh"))
+                .contains("change_password " + definitions.applicationUser());
+    }
+
+    @Test
+    void enablesTheShardingAndManagementPlugins() {
+        String plugins = DeploymentFiles.read("deploy/rabbitmq/enabled_plugins").strip();
+
+        assertThat(plugins).startsWith("[").endsWith("].");
+        assertThat(plugins.substring(1, plugins.length() - 2).split(",\\s*"))
+                .contains("rabbitmq_sharding", "rabbitmq_management");
+    }
+
+    /** What {@link BrokerTopology#declare} does to a channel, in definitions.json's terms. */
+    private static Map<String, List<Map<String, Object>>> recordDeclarations() throws IOException {
+        Map<String, List<Map<String, Object>>> recorded = new HashMap<>();
+        recorded.put("exchanges", new ArrayList<>());
+        recorded.put("bindings", new ArrayList<>());
+        recorded.put("queues", new ArrayList<>());
+        Channel channel = (Channel) Proxy.newProxyInstance(Channel.class.getClassLoader(), new Class<?>[] {Channel.class},
+                (proxy, method, args) -> {
+                    switch (method.getName()) {
+                        case "exchangeDeclare" -> {
+                            if (args.length != 3 || !(args[1] instanceof String)) {
+                                throw new UnsupportedOperationException("unexpected overload " + method);
+                            }
+                            recorded.get("exchanges").add(Map.of("name", args[0], "type", args[1], "durable", args[2]));
+                        }
+                        case "exchangeBind" -> recorded.get("bindings").add(Map.of("destination", args[0],
+                                "source", args[1], "routing_key", args[2], "destination_type", "exchange"));
+                        case "queueDeclare" -> {
+                            if (args.length != 5) {
+                                throw new UnsupportedOperationException("unexpected overload " + method);
+                            }
+                            if (Boolean.TRUE.equals(args[2])) {
+                                throw new AssertionError("an exclusive queue cannot be predeclared: " + args[0]);
+                            }
+                            recorded.get("queues").add(Map.of("name", args[0], "durable", args[1],
+                                    "auto_delete", args[3], "arguments", args[4]));
+                        }
+                        case "queueBind" -> recorded.get("bindings").add(Map.of("destination", args[0],
+                                "source", args[1], "routing_key", args[2], "destination_type", "queue"));
+                        default -> throw new UnsupportedOperationException(
+                                "BrokerTopology calls " + method + ": teach this test what it declares");
+                    }
+                    return null;
+                });
+        new BrokerTopology(BrokerTopology.DEFAULT_SHARDS_PER_NODE).declare(channel);
+        return recorded;
+    }
+
+    /**
+     * The policies {@link BrokerTopology#applyPolicies} PUTs, captured by a local stand-in for
+     * the management API (on the loopback interface; nothing leaves this machine).
+     */
+    private static Map<String, Map<String, Object>> recordPolicies(int shardsPerNode, String vhost) throws IOException {
+        Map<String, Map<String, Object>> policies = new ConcurrentHashMap<>();
+        HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        server.createContext("/api/policies/", exchange -> {
+            String[] path = exchange.getRequestURI().getRawPath().split("/");
+            String policyVhost = URLDecoder.decode(path[3], StandardCharsets.UTF_8);
+            String name = URLDecoder.decode(path[4], StandardCharsets.UTF_8);
+            @SuppressWarnings("unchecked")
+            Map<String, Object> body = WireFormat.mapper().readValue(exchange.getRequestBody().readAllBytes(), Map.class);
+            if (exchange.getRequestMethod().equals("PUT") && policyVhost.equals(vhost)) {
+                policies.put(name, body);
+            }
+            exchange.sendResponseHeaders(204, -1);
+            exchange.close();
+        });
+        server.start();
+        try {
+            URI uri = URI.create("http://127.0.0.1:" + server.getAddress().getPort());
+            new BrokerTopology(shardsPerNode).applyPolicies(new ManagementClient(uri, "recorder", "recorder"), vhost);
+        } finally {
+            server.stop(0);
+        }
+        policies.values().forEach(p -> map(p.get("definition")));
+        return policies;
+    }
+}

@@ -1,0 +1,153 @@
+package com.supermarket.deployment;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The Terraform configuration, checked structurally (terraform fmt/validate need the binary and
+ * the registry: scripts/check-terraform.sh runs them where they can be had).
+ */
+class TerraformFilesTest {
+
+    private static final String EXACT_VERSION = "\"(= )?\\d+\\.\\d+\\.\\d+\"";
+
+    @Test
+    void everyVariableIsTypedAndDescribed() {
+        List<TerraformFiles.Block> variables = TerraformFiles.blocks("variable");
+
+        assertThat(variables).hasSizeGreaterThan(5).allSatisfy(variable -> {
+            assertThat(variable.attribute("type")).as("type of variable " + variable.label()).isNotBlank();
+            assertThat(variable.attribute("description")).as("description of variable " + variable.label())
+                    .matches("\".{10,}\"");
+        });
+    }
+
+    @Test
+    void everyOutputIsDescribed() {
+        assertThat(TerraformFiles.blocks("output")).isNotEmpty().allSatisfy(output -> assertThat(
+                output.attribute("description")).as("description of output " + output.label()).matches("\".{10,}\""));
+    }
+
+    @Test
+    void pinsTerraformAndEveryProviderVersion() {
+        List<TerraformFiles.Block> terraform = TerraformFiles.blocks("terraform");
+        assertThat(terraform).singleElement().satisfies(block -> {
+            assertThat(block.attribute("required_version")).as("required_version").isNotBlank();
+            List<String> providers = block.nested("required_providers");
+            assertThat(providers).singleElement().satisfies(body -> {
+                Matcher version = Pattern.compile("version\\s*=\\s*(\"[^\"]*\")").matcher(body);
+                int count = 0;
+                while (version.find()) {
+                    assertThat(version.group(1)).as("provider version").matches(EXACT_VERSION);
+                    count++;
+                }
+                assertThat(count).as("providers declared").isEqualTo(Pattern.compile("source\\s*=").matcher(body).results().count())
+                        .isPositive();
+            });
+        });
+    }
+
+    @Test
+    void pinsEveryRegistryModuleToAnExactVersion() {
+        List<TerraformFiles.Block> modules = TerraformFiles.blocks("module");
+
+        assertThat(modules).extracting(TerraformFiles.Block::label).contains("vpc", "eks");
+        assertThat(modules).allSatisfy(module -> {
+            assertThat(module.attribute("source")).as(module.label()).startsWith("\"terraform-aws-modules/");
+            assertThat(module.attribute("version")).as("version of module " + module.label()).matches(EXACT_VERSION);
+        });
+    }
+
+    @Test
+    void makesTheNodeInstanceTypeAVariable() {
+        TerraformFiles.Block eks = module("eks");
+
+        assertThat(eks.body()).contains("instance_types = [var.node_instance_type]");
+        assertThat(TerraformFiles.blocks("variable")).extracting(TerraformFiles.Block::label).contains("node_instance_type");
+    }
+
+    @Test
+    void createsAnOnDemandDynamodbTableAndMysqlOnRdsWithoutAPasswordInCode() {
+        TerraformFiles.Block table = resource("aws_dynamodb_table", "purchases");
+        assertThat(table.attribute("billing_mode")).isEqualTo("\"PAY_PER_REQUEST\"");
+        assertThat(table.attribute("hash_key")).isEqualTo("\"purchaseId\"");
+
+        TerraformFiles.Block database = resource("aws_db_instance", "purchases");
+        assertThat(database.attribute("engine")).isEqualTo("\"mysql\"");
+        assertThat(database.attribute("manage_master_user_password")).isEqualTo("true");
+        assertThat(database.attribute("password")).isNull();
+        assertThat(database.attribute("publicly_accessible")).isEqualTo("false");
+    }
+
+    @Test
+    void createsAnEcrRepositoryPerImageTheChartUses() {
+        String repositories = variable("ecr_repositories").attribute("default");
+        TerraformFiles.Block ecr = resource("aws_ecr_repository", "images");
+        assertThat(ecr.attribute("name")).isEqualTo("\"supermarket/${each.key}\"");
+        assertThat(ecr.attribute("image_tag_mutability")).isEqualTo("\"IMMUTABLE\"");
+
+        List<HasMetadata> objects = HelmChart.objects(HelmChart.template(null, Map.of("imageRegistry", "registry.example")));
+        for (Deployment deployment : HelmChartTest.ofKind(objects, Deployment.class)) {
+            String image = deployment.getSpec().getTemplate().getSpec().getContainers().getFirst().getImage();
+            String repository = image.substring("registry.example/supermarket/".length(), image.lastIndexOf(':'));
+            assertThat(image).startsWith("registry.example/supermarket/");
+            assertThat(repositories).as("an ECR repository for " + image).contains("\"" + repository + "\"");
+        }
+        assertThat(repositories).contains("\"load-client\"");
+    }
+
+    @Test
+    void trustsThePurchasesServiceRoleOnlyForTheChartsServiceAccount() {
+        String trust = TerraformFiles.blocks("data").stream()
+                .filter(b -> b.labels().equals(List.of("aws_iam_policy_document", "purchases_service_trust")))
+                .findFirst().orElseThrow().body();
+        assertThat(trust).contains("sts:AssumeRoleWithWebIdentity",
+                "system:serviceaccount:${var.kubernetes_namespace}:${var.purchases_service_account_name}");
+
+        String accountName = variable("purchases_service_account_name").attribute("default");
+        List<HasMetadata> objects = HelmChart.objects(HelmChart.template(null, Map.of()));
+        Deployment purchases = HelmChartTest.ofKind(objects, Deployment.class).stream()
+                .filter(d -> d.getMetadata().getName().endsWith("-purchases-service")).findFirst().orElseThrow();
+        assertThat(accountName).as("the chart's ServiceAccount for release " + HelmChart.RELEASE)
+                .isEqualTo("\"" + purchases.getSpec().getTemplate().getSpec().getServiceAccountName() + "\"");
+    }
+
+    @Test
+    void outputsWhatTheHelmValuesNeed() {
+        assertThat(TerraformFiles.blocks("output")).extracting(TerraformFiles.Block::label).contains(
+                "ecr_registry", "rds_jdbc_url", "rds_master_user_secret_arn", "dynamodb_table_name",
+                "purchases_service_role_arn", "configure_kubectl", "helm_values");
+        assertThat(output("helm_values").body()).contains("imageRegistry", "persistence", "roleArn");
+    }
+
+    @Test
+    void validatesAgainstTheKubernetesVersionTheClusterRuns() {
+        assertThat(variable("cluster_version").attribute("default"))
+                .isEqualTo("\"" + HelmChart.KUBE_VERSION.substring(0, HelmChart.KUBE_VERSION.lastIndexOf('.')) + "\"");
+    }
+
+    private static TerraformFiles.Block module(String name) {
+        return TerraformFiles.blocks("module").stream().filter(b -> b.label().equals(name)).findFirst().orElseThrow();
+    }
+
+    private static TerraformFiles.Block variable(String name) {
+        return TerraformFiles.blocks("variable").stream().filter(b -> b.label().equals(name)).findFirst().orElseThrow();
+    }
+
+    private static TerraformFiles.Block output(String name) {
+        return TerraformFiles.blocks("output").stream().filter(b -> b.label().equals(name)).findFirst().orElseThrow();
+    }
+
+    private static TerraformFiles.Block resource(String type, String name) {
+        return TerraformFiles.blocks("resource").stream()
+                .filter(b -> b.labels().equals(List.of(type, name))).findFirst()
+                .orElseThrow(() -> new AssertionError("no resource " + type + "." + name));
+    }
+}

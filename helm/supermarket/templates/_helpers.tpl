@@ -1,0 +1,222 @@
+{{/*
+The chart name, truncated to 63 characters (the DNS label limit of Kubernetes names).
+*/}}
+{{- define "supermarket.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/*
+The release-qualified name prefix of every resource. Truncated to 40 characters so that the
+longest suffix ("-purchases-service", "-rabbitmq-default-user") still fits in 63.
+*/}}
+{{- define "supermarket.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 40 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 40 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 40 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/*
+Chart name and version, for the helm.sh/chart label.
+*/}}
+{{- define "supermarket.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/*
+Labels of every resource of the release. Takes the root context.
+*/}}
+{{- define "supermarket.labels" -}}
+helm.sh/chart: {{ include "supermarket.chart" . }}
+app.kubernetes.io/name: {{ include "supermarket.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/part-of: supermarket
+{{- end }}
+
+{{/*
+Selector labels of one component. Takes (dict "root" $ "component" "purchase-api").
+*/}}
+{{- define "supermarket.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "supermarket.name" .root }}
+app.kubernetes.io/instance: {{ .root.Release.Name }}
+app.kubernetes.io/component: {{ .component }}
+{{- end }}
+
+{{/*
+All labels of one component's resources. Takes (dict "root" $ "component" "purchase-api").
+*/}}
+{{- define "supermarket.componentLabels" -}}
+{{ include "supermarket.labels" .root }}
+app.kubernetes.io/component: {{ .component }}
+{{- end }}
+
+{{/*
+Name of one component's resources. Takes (dict "root" $ "component" "purchase-api").
+*/}}
+{{- define "supermarket.componentName" -}}
+{{- printf "%s-%s" (include "supermarket.fullname" .root) .component }}
+{{- end }}
+
+{{/*
+The image reference of a service: [registry/]repository:tag, the tag defaulting to appVersion.
+Takes (dict "root" $ "image" .Values.purchaseApi.image).
+*/}}
+{{- define "supermarket.image" -}}
+{{- $tag := .image.tag | default .root.Chart.AppVersion | toString }}
+{{- if .root.Values.imageRegistry }}
+{{- printf "%s/%s:%s" (trimSuffix "/" .root.Values.imageRegistry) .image.repository $tag }}
+{{- else }}
+{{- printf "%s:%s" .image.repository $tag }}
+{{- end }}
+{{- end }}
+
+{{/*
+Name of the RabbitmqCluster (and, by the operator's convention, of its client Service).
+*/}}
+{{- define "supermarket.rabbitmqName" -}}
+{{- printf "%s-rabbitmq" (include "supermarket.fullname" .) }}
+{{- end }}
+
+{{/*
+Name of the ConfigMap holding the settings the three services share.
+*/}}
+{{- define "supermarket.configName" -}}
+{{- printf "%s-config" (include "supermarket.fullname" .) }}
+{{- end }}
+
+{{/*
+Name of the shared ServiceAccount of purchase-api and store-service (no API or AWS access).
+*/}}
+{{- define "supermarket.serviceAccountName" -}}
+{{- include "supermarket.fullname" . }}
+{{- end }}
+
+{{/*
+Name of purchases-service's ServiceAccount (the one carrying the IRSA role).
+*/}}
+{{- define "supermarket.purchasesServiceAccountName" -}}
+{{- printf "%s-purchases-service" (include "supermarket.fullname" .) }}
+{{- end }}
+
+{{/*
+Broker credentials of the services: the operator's default-user Secret for the in-cluster
+broker, or the Secret named for the external one.
+*/}}
+{{- define "supermarket.rabbitmqCredentialsEnv" -}}
+{{- $secret := .Values.rabbitmq.external.existingSecret }}
+{{- if .Values.rabbitmq.cluster.enabled }}
+{{- $secret = printf "%s-default-user" (include "supermarket.rabbitmqName" .) }}
+{{- end }}
+- name: RABBITMQ_USERNAME
+  valueFrom:
+    secretKeyRef:
+      name: {{ $secret }}
+      key: username
+- name: RABBITMQ_PASSWORD
+  valueFrom:
+    secretKeyRef:
+      name: {{ $secret }}
+      key: password
+{{- end }}
+
+{{/*
+The Deployment of one service; the three services differ only in the arguments. Takes a dict:
+root ($), component (name), values (the service's values), serviceAccountName, strategy
+(optional), autoscaled (bool: leave replicas to the HPA), extraEnv (rendered env entries).
+*/}}
+{{- define "supermarket.deployment" -}}
+{{- $root := .root }}
+{{- $values := .values }}
+{{- $component := dict "root" $root "component" .component }}
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ include "supermarket.componentName" $component }}
+  labels:
+    {{- include "supermarket.componentLabels" $component | nindent 4 }}
+spec:
+  {{- if not .autoscaled }}
+  replicas: {{ $values.replicaCount }}
+  {{- end }}
+  {{- with .strategy }}
+  strategy:
+    type: {{ . }}
+  {{- end }}
+  selector:
+    matchLabels:
+      {{- include "supermarket.selectorLabels" $component | nindent 6 }}
+  template:
+    metadata:
+      annotations:
+        # Roll the pods when the shared settings change.
+        checksum/config: {{ include (print $root.Template.BasePath "/configmap.yaml") $root | sha256sum }}
+        {{- with $values.podAnnotations }}
+        {{- toYaml . | nindent 8 }}
+        {{- end }}
+      labels:
+        {{- include "supermarket.componentLabels" $component | nindent 8 }}
+    spec:
+      {{- with $root.Values.imagePullSecrets }}
+      imagePullSecrets:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+      serviceAccountName: {{ .serviceAccountName }}
+      securityContext:
+        {{- toYaml $root.Values.podSecurityContext | nindent 8 }}
+      containers:
+        - name: {{ .component }}
+          image: {{ include "supermarket.image" (dict "root" $root "image" $values.image) | quote }}
+          imagePullPolicy: {{ $root.Values.imagePullPolicy }}
+          ports:
+            - name: http
+              containerPort: {{ $values.port }}
+              protocol: TCP
+          envFrom:
+            - configMapRef:
+                name: {{ include "supermarket.configName" $root }}
+          env:
+            - name: SERVER_PORT
+              value: {{ $values.port | quote }}
+            {{- include "supermarket.rabbitmqCredentialsEnv" $root | trim | nindent 12 }}
+            {{- with .extraEnv }}
+            {{- . | nindent 12 }}
+            {{- end }}
+          startupProbe:
+            {{- toYaml $root.Values.probes.startup | nindent 12 }}
+          livenessProbe:
+            {{- toYaml $root.Values.probes.liveness | nindent 12 }}
+          readinessProbe:
+            {{- toYaml $root.Values.probes.readiness | nindent 12 }}
+          resources:
+            {{- toYaml $values.resources | nindent 12 }}
+          securityContext:
+            {{- toYaml $root.Values.securityContext | nindent 12 }}
+          volumeMounts:
+            # The root filesystem is read-only; the JVM and Tomcat need a writable /tmp.
+            - name: tmp
+              mountPath: /tmp
+      volumes:
+        - name: tmp
+          emptyDir:
+            sizeLimit: 256Mi
+      {{- with $values.nodeSelector }}
+      nodeSelector:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+      {{- with $values.affinity }}
+      affinity:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+      {{- with $values.tolerations }}
+      tolerations:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+{{- end }}

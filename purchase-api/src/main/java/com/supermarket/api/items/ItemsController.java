@@ -1,0 +1,135 @@
+package com.supermarket.api.items;
+
+import com.supermarket.api.PlatformProperties;
+import com.supermarket.contract.StoreQuery;
+import com.supermarket.contract.StoreQuery.Kind;
+import com.supermarket.contract.StoreQueryReply;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.MediaType;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+
+/**
+ * The store queries: {@code GET /items/store/{storeID}} (top items at a store) and
+ * {@code GET /items/top10/{itemID}} with its alias {@code /items/top5/{itemID}} (top stores for
+ * an item), answered by store-service over RPC. Thread-safe.
+ */
+@RestController
+class ItemsController {
+
+    private static final Logger log = LoggerFactory.getLogger(ItemsController.class);
+
+    private final StoreQueryClient client;
+    private final PlatformProperties platform;
+    private final QueryLimits limits;
+
+    ItemsController(StoreQueryClient client, PlatformProperties platform, QueryLimits limits) {
+        this.client = client;
+        this.platform = platform;
+        this.limits = limits;
+    }
+
+    /**
+     * @param defaultItemsAtStore entries of {@code /items/store/{id}} without {@code ?limit} ({@code ITEMS_STORE_DEFAULT_LIMIT})
+     * @param defaultStoresForItem entries of {@code /items/top10/{id}} without {@code ?limit} ({@code ITEMS_TOP_DEFAULT_LIMIT})
+     * @param maxLimit            the largest accepted {@code ?limit} ({@code ITEMS_MAX_LIMIT})
+     */
+    @ConfigurationProperties("platform.items")
+    record QueryLimits(@DefaultValue("10") int defaultItemsAtStore, @DefaultValue("5") int defaultStoresForItem,
+                       @DefaultValue("1000") int maxLimit) {
+    }
+
+    record ItemCount(int itemID, long numberOfItems) {
+    }
+
+    record StoreCount(int storeID, long numberOfItems) {
+    }
+
+    record Ranking<T>(List<T> stores) {
+    }
+
+    @GetMapping("/items/store/{storeID}")
+    Ranking<ItemCount> topItemsAtStore(@PathVariable("storeID") String storeId,
+                                       @RequestParam(name = "limit", required = false) String limit) {
+        int id = id("storeID", storeId, platform.maxStores(), "store");
+        StoreQueryReply reply = ask(new StoreQuery(Kind.TOP_ITEMS_AT_STORE, id, limit(limit, limits.defaultItemsAtStore())));
+        return ranking(reply, entry -> new ItemCount(entry.id(), entry.quantity()));
+    }
+
+    @GetMapping({"/items/top10/{itemID}", "/items/top5/{itemID}"})
+    Ranking<StoreCount> topStoresForItem(@PathVariable("itemID") String itemId,
+                                         @RequestParam(name = "limit", required = false) String limit) {
+        int id = id("itemID", itemId, platform.maxItemId(), "item");
+        StoreQueryReply reply = ask(new StoreQuery(Kind.TOP_STORES_FOR_ITEM, id, limit(limit, limits.defaultStoresForItem())));
+        return ranking(reply, entry -> new StoreCount(entry.id(), entry.quantity()));
+    }
+
+    private StoreQueryReply ask(StoreQuery query) {
+        StoreQueryReply reply = client.query(query);
+        return switch (reply.status()) {
+            case OK -> reply;
+            case NOT_FOUND -> throw new StoreQueryFailedException(404, orDefault(reply.message(), "not found"));
+            case BAD_REQUEST -> throw new StoreQueryFailedException(400, orDefault(reply.message(), "bad request"));
+        };
+    }
+
+    private static <T> Ranking<T> ranking(StoreQueryReply reply, Function<StoreQueryReply.Ranked, T> entry) {
+        return new Ranking<>(reply.entries().stream().map(entry).toList());
+    }
+
+    private static int id(String name, String raw, int max, String what) {
+        if (raw == null || !raw.matches("[+-]?[0-9]{1,18}")) {
+            throw new StoreQueryFailedException(400, name + " '" + echo(raw) + "' is not an integer");
+        }
+        long value = Long.parseLong(raw);
+        if (value < 1 || value > max) {
+            throw new StoreQueryFailedException(404, "no " + what + " " + value + " (known: 1.." + max + ")");
+        }
+        return (int) value;
+    }
+
+    private int limit(String raw, int fallback) {
+        if (raw == null) {
+            return fallback;
+        }
+        if (!raw.matches("[+-]?[0-9]{1,18}")) {
+            throw new StoreQueryFailedException(400, "limit '" + echo(raw) + "' is not an integer");
+        }
+        long value = Long.parseLong(raw);
+        if (value < 1 || value > limits.maxLimit()) {
+            throw new StoreQueryFailedException(400, "limit must be within 1.." + limits.maxLimit() + ", not " + value);
+        }
+        return (int) value;
+    }
+
+    private static String orDefault(String message, String fallback) {
+        return message == null || message.isBlank() ? fallback : message;
+    }
+
+    private static String echo(String raw) {
+        return raw == null ? "" : raw.length() <= 40 ? raw : raw.substring(0, 40) + "...";
+    }
+
+    @ExceptionHandler(StoreQueryFailedException.class)
+    ResponseEntity<Map<String, String>> failed(StoreQueryFailedException e) {
+        if (e.status() >= 500) {
+            log.warn("store query failed ({}): {}", e.status(), e.getMessage());
+        }
+        var response = ResponseEntity.status(e.status()).contentType(MediaType.APPLICATION_JSON);
+        if (e.status() == 503) {
+            response.header(HttpHeaders.RETRY_AFTER, "1");
+        }
+        return response.body(Map.of("message", e.getMessage()));
+    }
+}

@@ -1,0 +1,99 @@
+package com.supermarket.api.purchase;
+
+import com.supermarket.api.purchase.InvalidPurchaseException.Reason;
+import com.supermarket.contract.Purchase;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import jakarta.servlet.http.HttpServletRequest;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RestController;
+
+/**
+ * {@code POST /purchase/{storeID}/customer/{custID}/date/{date}}: validates, publishes, and
+ * answers {@code 201} only once the broker confirmed. The body is read raw, whatever the
+ * Content-Type, because older clients send none or a wrong one. Thread-safe.
+ */
+@RestController
+class PurchaseController {
+
+    private static final Logger log = LoggerFactory.getLogger(PurchaseController.class);
+
+    private final PurchaseRequestParser parser;
+    private final PurchasePublisher publisher;
+    private final PurchaseLimits limits;
+    private final PublishProperties publishProperties;
+    private final MeterRegistry registry;
+    private final Counter accepted;
+
+    PurchaseController(PurchaseRequestParser parser, PurchasePublisher publisher, PurchaseLimits limits,
+                       PublishProperties publishProperties, MeterRegistry registry) {
+        this.parser = parser;
+        this.publisher = publisher;
+        this.limits = limits;
+        this.publishProperties = publishProperties;
+        this.registry = registry;
+        this.accepted = Counter.builder("purchases.accepted")
+                .description("Purchases the broker confirmed, answered 201").register(registry);
+    }
+
+    @PostMapping("/purchase/{storeID}/customer/{custID}/date/{date}")
+    ResponseEntity<Map<String, String>> purchase(@PathVariable("storeID") String storeId,
+                                                 @PathVariable("custID") String customerId,
+                                                 @PathVariable("date") String date,
+                                                 HttpServletRequest request) throws IOException {
+        Purchase purchase = parser.parse(storeId, customerId, date, body(request));
+        publisher.publish(purchase);
+        accepted.increment();
+        return ResponseEntity.status(HttpStatus.CREATED)
+                .body(Map.of("purchaseId", purchase.purchaseId().toString()));
+    }
+
+    private byte[] body(HttpServletRequest request) throws IOException {
+        int cap = limits.maxBodyBytes();
+        if (request.getContentLengthLong() > cap) {
+            throw tooLarge(request.getContentLengthLong());
+        }
+        // Read one byte past the cap: a chunked body declares no length.
+        try (InputStream in = request.getInputStream()) {
+            byte[] body = in.readNBytes(cap + 1);
+            if (body.length > cap) {
+                throw tooLarge(-1);
+            }
+            return body;
+        }
+    }
+
+    private InvalidPurchaseException tooLarge(long length) {
+        return new InvalidPurchaseException(Reason.BODY_SIZE, "the body is larger than "
+                + limits.maxBodyBytes() + " bytes" + (length > 0 ? " (" + length + ")" : ""));
+    }
+
+    @ExceptionHandler(InvalidPurchaseException.class)
+    ResponseEntity<Map<String, String>> rejected(InvalidPurchaseException e) {
+        registry.counter("purchases.rejected", "reason", e.reason().name()).increment();
+        log.debug("rejected purchase: {}", e.getMessage());
+        return ResponseEntity.badRequest().contentType(MediaType.APPLICATION_JSON).body(Map.of("message", e.getMessage()));
+    }
+
+    @ExceptionHandler(PublishRefusedException.class)
+    ResponseEntity<Map<String, String>> refused(PublishRefusedException e) {
+        registry.counter("purchases.refused", "reason", e.reason().name()).increment();
+        // One line per refusal, no stack trace: during an outage every request is refused.
+        log.warn("refused purchase ({}): {} [{}]", e.reason(), e.getMessage(), String.valueOf(e.getCause()));
+        return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE)
+                .header(HttpHeaders.RETRY_AFTER, Long.toString(publishProperties.retryAfterSeconds()))
+                .contentType(MediaType.APPLICATION_JSON)
+                .body(Map.of("message", e.getMessage()));
+    }
+}

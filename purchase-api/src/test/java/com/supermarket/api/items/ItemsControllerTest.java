@@ -1,0 +1,119 @@
+package com.supermarket.api.items;
+
+import static org.hamcrest.Matchers.containsString;
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.Mockito.verify;
+import static org.mockito.Mockito.verifyNoInteractions;
+import static org.mockito.Mockito.when;
+import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get;
+import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.content;
+import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.header;
+import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.jsonPath;
+import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.status;
+
+import com.supermarket.api.PlatformProperties;
+import com.supermarket.contract.StoreQuery;
+import com.supermarket.contract.StoreQuery.Kind;
+import com.supermarket.contract.StoreQueryReply;
+import com.supermarket.contract.StoreQueryReply.Ranked;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.test.context.TestConfiguration;
+import org.springframework.boot.webmvc.test.autoconfigure.WebMvcTest;
+import org.springframework.context.annotation.Import;
+import org.springframework.test.context.bean.override.mockito.MockitoBean;
+import org.springframework.test.web.servlet.MockMvc;
+
+@WebMvcTest(ItemsController.class)
+@Import(ItemsControllerTest.Properties.class)
+class ItemsControllerTest {
+
+    @TestConfiguration
+    @EnableConfigurationProperties({PlatformProperties.class, ItemsController.QueryLimits.class})
+    static class Properties {
+    }
+
+    @Autowired
+    private MockMvc mvc;
+
+    @MockitoBean
+    private StoreQueryClient client;
+
+    @Test
+    void mapsTheTopItemsOfAStoreWithTheDefaultLimit() throws Exception {
+        when(client.query(new StoreQuery(Kind.TOP_ITEMS_AT_STORE, 7, 10)))
+                .thenReturn(StoreQueryReply.ok(List.of(new Ranked(101, 42), new Ranked(5, 3))));
+
+        mvc.perform(get("/items/store/7"))
+                .andExpect(status().isOk())
+                .andExpect(content().json("{\"stores\":[{\"itemID\":101,\"numberOfItems\":42},{\"itemID\":5,\"numberOfItems\":3}]}", org.springframework.test.json.JsonCompareMode.STRICT));
+    }
+
+    @Test
+    void mapsTheTopStoresOfAnItemOnBothPathsWithTheDefaultLimit() throws Exception {
+        when(client.query(new StoreQuery(Kind.TOP_STORES_FOR_ITEM, 9, 5)))
+                .thenReturn(StoreQueryReply.ok(List.of(new Ranked(7, 42))));
+
+        for (String path : List.of("/items/top10/9", "/items/top5/9")) {
+            mvc.perform(get(path))
+                    .andExpect(status().isOk())
+                    .andExpect(content().json("{\"stores\":[{\"storeID\":7,\"numberOfItems\":42}]}", org.springframework.test.json.JsonCompareMode.STRICT));
+        }
+    }
+
+    @Test
+    void passesTheRequestedLimit() throws Exception {
+        when(client.query(any())).thenReturn(StoreQueryReply.ok(List.of()));
+
+        mvc.perform(get("/items/store/3?limit=1000")).andExpect(status().isOk()).andExpect(content().json("{\"stores\":[]}"));
+
+        verify(client).query(new StoreQuery(Kind.TOP_ITEMS_AT_STORE, 3, 1000));
+    }
+
+    @ParameterizedTest(name = "{0} -> {1}")
+    @CsvSource(delimiter = '|', value = {
+            "/items/store/abc         | 400 | storeID 'abc' is not an integer",
+            "/items/store/0           | 404 | no store 0",
+            "/items/store/1025        | 404 | no store 1025",
+            "/items/top10/x1          | 400 | itemID 'x1' is not an integer",
+            "/items/top10/100001      | 404 | no item 100001",
+            "/items/top5/-1           | 404 | no item -1",
+            "/items/store/1?limit=0   | 400 | limit must be within 1..1000, not 0",
+            "/items/store/1?limit=1001 | 400 | limit must be within 1..1000, not 1001",
+            "/items/top10/1?limit=ten | 400 | limit 'ten' is not an integer",
+    })
+    void rejectsBadIdsAndLimitsWithoutAskingTheStoreService(String path, int status, String message) throws Exception {
+        mvc.perform(get(path))
+                .andExpect(status().is(status))
+                .andExpect(jsonPath("$.message", containsString(message)));
+
+        verifyNoInteractions(client);
+    }
+
+    @Test
+    void mapsTheStoreServicesNotFoundAndBadRequest() throws Exception {
+        when(client.query(new StoreQuery(Kind.TOP_ITEMS_AT_STORE, 8, 10))).thenReturn(StoreQueryReply.notFound("store 8 unknown"));
+        when(client.query(new StoreQuery(Kind.TOP_ITEMS_AT_STORE, 9, 10))).thenReturn(StoreQueryReply.badRequest("limit too big"));
+
+        mvc.perform(get("/items/store/8")).andExpect(status().isNotFound()).andExpect(jsonPath("$.message").value("store 8 unknown"));
+        mvc.perform(get("/items/store/9")).andExpect(status().isBadRequest()).andExpect(jsonPath("$.message").value("limit too big"));
+    }
+
+    @Test
+    void mapsATimeoutTo504AndAnUnreachableBrokerTo503WithRetryAfter() throws Exception {
+        when(client.query(new StoreQuery(Kind.TOP_ITEMS_AT_STORE, 1, 10)))
+                .thenThrow(new StoreQueryFailedException(504, "store-service did not answer"));
+        when(client.query(new StoreQuery(Kind.TOP_ITEMS_AT_STORE, 2, 10)))
+                .thenThrow(new StoreQueryFailedException(503, "the broker is unreachable"));
+
+        mvc.perform(get("/items/store/1")).andExpect(status().isGatewayTimeout())
+                .andExpect(jsonPath("$.message").value("store-service did not answer"));
+        mvc.perform(get("/items/store/2")).andExpect(status().isServiceUnavailable())
+                .andExpect(header().exists("Retry-After"))
+                .andExpect(jsonPath("$.message").value("the broker is unreachable"));
+    }
+}

@@ -1,0 +1,164 @@
+package com.supermarket.api.purchase;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.GetResponse;
+import com.supermarket.api.testing.ApiClient;
+import com.supermarket.api.testing.Rabbitmqctl;
+import com.supermarket.contract.Purchase;
+import com.supermarket.contract.Topology;
+import com.supermarket.contract.WireFormat;
+import com.supermarket.contract.testing.TestBroker;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.annotation.DirtiesContext;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+        properties = {"platform.publish.confirm-timeout=1s", "platform.broker.health-timeout=1s", "logging.structured.format.console="})
+@DirtiesContext
+class PurchasePublishingIT {
+
+    private static final TestBroker broker = TestBroker.create("api-publish");
+
+    @DynamicPropertySource
+    static void broker(DynamicPropertyRegistry registry) {
+        broker.applyTopology(4);
+        broker.springProperties().forEach((key, value) -> registry.add(key, () -> value));
+    }
+
+    @AfterAll
+    static void deleteVhost() {
+        broker.close();
+    }
+
+    @LocalServerPort
+    private int port;
+
+    private ApiClient api;
+
+    @BeforeEach
+    void client() {
+        api = new ApiClient(port);
+    }
+
+    private Map<String, Long> behindEachExchange() {
+        Map<String, Long> counts = new HashMap<>();
+        for (String exchange : Topology.SHARDED_EXCHANGES) {
+            counts.put(exchange, broker.messageCountBehind(exchange));
+        }
+        return counts;
+    }
+
+    @Test
+    void nValidPurchasesLeaveExactlyNMessagesBehindEachShardedExchangeSpreadOverShards() throws Exception {
+        Map<String, Long> before = behindEachExchange();
+        int n = 100;
+        for (int store = 1; store <= n; store++) {
+            HttpResponse<String> response = api.postPurchase(store, ApiClient.body(store, store + 1));
+            assertThat(response.statusCode()).as(response.body()).isEqualTo(201);
+            assertThat(response.body()).matches("\\{\"purchaseId\":\"[0-9a-f-]{36}\"}");
+        }
+
+        for (String exchange : Topology.SHARDED_EXCHANGES) {
+            await().atMost(Duration.ofSeconds(10))
+                    .untilAsserted(() -> assertThat(broker.messageCountBehind(exchange) - before.get(exchange))
+                            .as(exchange).isEqualTo(n));
+            assertThat(broker.shardQueues(exchange).stream().filter(queue -> broker.messageCount(queue) > 0))
+                    .as("shards of %s holding messages", exchange).hasSizeGreaterThan(1);
+        }
+    }
+
+    @Test
+    void theMessageIsAPersistentJsonPurchaseIdentifiedByItsId() throws Exception {
+        HttpResponse<String> response = api.postPurchase(5, ApiClient.body(101, 102));
+        assertThat(response.statusCode()).isEqualTo(201);
+        String purchaseId = response.body().replaceAll(".*\"purchaseId\":\"([^\"]+)\".*", "$1");
+
+        try (Connection connection = broker.newConnection(); Channel channel = connection.createChannel()) {
+            GetResponse found = null;
+            for (String shard : broker.shardQueues(Topology.STORE_EXCHANGE)) {
+                for (GetResponse get = channel.basicGet(shard, false); get != null && found == null; get = channel.basicGet(shard, false)) {
+                    if (purchaseId.equals(get.getProps().getMessageId())) {
+                        found = get;
+                    }
+                }
+            }
+            assertThat(found).as("message %s in a storeX shard", purchaseId).isNotNull();
+            assertThat(found.getProps().getDeliveryMode()).isEqualTo(2);
+            assertThat(found.getProps().getContentType()).isEqualTo("application/json");
+            assertThat(found.getEnvelope().getRoutingKey()).isEqualTo("5");
+            Purchase purchase = WireFormat.decode(found.getBody(), Purchase.class);
+            assertThat(purchase.purchaseId().toString()).isEqualTo(purchaseId);
+            assertThat(purchase.storeId()).isEqualTo(5);
+            assertThat(purchase.customerId()).isEqualTo(5001);
+        }
+    }
+
+    @Test
+    void aFormContentTypeDoesNotSwallowTheBody() {
+        HttpResponse<String> response = api.post("/purchase/3/customer/3000/date/20210101", ApiClient.body(1),
+                "application/x-www-form-urlencoded");
+
+        assertThat(response.statusCode()).as(response.body()).isEqualTo(201);
+    }
+
+    @Test
+    void aBadRequestPublishesNothing() {
+        Map<String, Long> before = behindEachExchange();
+
+        HttpResponse<String> response = api.postPurchase(3, "{\"items\":[{\"ItemID\":\"1\",\"numberOfItems\":0}]}");
+
+        assertThat(response.statusCode()).isEqualTo(400);
+        assertThat(response.body()).contains("\"message\":\"items[0].numberOfItems must be a positive integer, not 0\"");
+        assertThat(behindEachExchange()).isEqualTo(before);
+    }
+
+    /**
+     * Raises a real memory alarm on the shared local broker for a few seconds: every publishing
+     * connection is blocked while it lasts. The previous watermark is restored in any case.
+     */
+    @Test
+    void aBlockedConnectionAnswers503AndTakesReadinessDownUntilTheAlarmClears() {
+        assertThat(api.postPurchase(1, ApiClient.body(1)).statusCode()).isEqualTo(201);
+        List<String> watermark = Rabbitmqctl.memoryHighWatermark();
+        try {
+            Rabbitmqctl.setMemoryHighWatermark(List.of("0.000001"));
+            await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> {
+                HttpResponse<String> response = api.postPurchase(2, ApiClient.body(2));
+                assertThat(response.statusCode()).isEqualTo(503);
+                assertThat(response.body()).contains("blocking publishers");
+                assertThat(response.headers().firstValue("Retry-After")).hasValue("1");
+            });
+            assertThat(api.get("/actuator/health/readiness").statusCode()).isEqualTo(503);
+            assertThat(api.get("/actuator/health/liveness").statusCode()).isEqualTo(200);
+        } finally {
+            Rabbitmqctl.setMemoryHighWatermark(watermark);
+        }
+        await().atMost(Duration.ofSeconds(15)).until(() -> api.postPurchase(3, ApiClient.body(3)).statusCode() == 201);
+        await().atMost(Duration.ofSeconds(15)).until(() -> api.get("/actuator/health/readiness").statusCode() == 200);
+    }
+
+    @Test
+    void servesMetricsAndTheOpenApiDescription() {
+        assertThat(api.postPurchase(9, ApiClient.body(9)).statusCode()).isEqualTo(201);
+
+        String metrics = api.get("/actuator/prometheus").body();
+        assertThat(metrics).contains("purchases_accepted_total", "purchases_confirm_latency_seconds_bucket");
+        HttpResponse<String> openApi = api.get("/openapi.yaml");
+        assertThat(openApi.statusCode()).isEqualTo(200);
+        assertThat(openApi.body()).contains("openapi: 3", "/purchase/{storeID}/customer/{custID}/date/{date}");
+    }
+}

@@ -1,0 +1,57 @@
+package com.supermarket.api.testing;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+
+/** A plain HTTP client for the running application in integration tests. Thread-safe. */
+public final class ApiClient {
+
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5)).build();
+    private final String base;
+
+    public ApiClient(int port) {
+        this.base = "http://127.0.0.1:" + port;
+    }
+
+    public static String body(int... itemIds) {
+        StringBuilder json = new StringBuilder("{\"items\":[");
+        for (int i = 0; i < itemIds.length; i++) {
+            json.append(i == 0 ? "" : ",").append("{\"ItemID\":\"").append(itemIds[i]).append("\",\"numberOfItems:\":1}");
+        }
+        return json.append("]}").toString();
+    }
+
+    public HttpResponse<String> postPurchase(int store, String body) {
+        return post("/purchase/" + store + "/customer/" + (store * 1000 + 1) + "/date/20210101", body, "application/json");
+    }
+
+    public HttpResponse<String> post(String path, String body, String contentType) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(30))
+                .POST(HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8));
+        if (contentType != null) {
+            request.header("Content-Type", contentType);
+        }
+        return send(request.build());
+    }
+
+    public HttpResponse<String> get(String path) {
+        return send(HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(30)).GET().build());
+    }
+
+    private HttpResponse<String> send(HttpRequest request) {
+        try {
+            return http.send(request, HttpResponse.BodyHandlers.ofString());
+        } catch (IOException e) {
+            throw new IllegalStateException(request.uri() + " failed", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+}

@@ -1,0 +1,104 @@
+package com.supermarket.purchases;
+
+import static org.awaitility.Awaitility.await;
+
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The storage scenarios on the {@code mysql} profile, against the real local MariaDB through
+ * Connector/J, in a database of its own. The outage scenario really stops the local MariaDB
+ * ({@code mariadb-admin shutdown}) and starts it again, always, in a finally block; the outage
+ * lasts a few seconds.
+ */
+class MysqlStorageIT extends StorageScenarios {
+
+    private static final String HOST = env("MYSQL_HOST", "127.0.0.1");
+    private static final int PORT = Integer.parseInt(env("MYSQL_PORT", "3306"));
+    private final String database = "purchases_it_" + UUID.randomUUID().toString().substring(0, 8);
+
+    @Override
+    boolean detectsDuplicates() {
+        return true;
+    }
+
+    @Override
+    String profile() {
+        return "mysql";
+    }
+
+    @Override
+    Map<String, String> startBackend() {
+        requireReachable();
+        return Map.of(
+                "spring.datasource.url", jdbcUrl(database) + "?createDatabaseIfNotExist=true",
+                "spring.datasource.username", "root",
+                "spring.datasource.password", "",
+                "spring.datasource.hikari.maximum-pool-size", "4");
+    }
+
+    @Override
+    void stopBackend() throws SQLException {
+        try (Connection connection = DriverManager.getConnection(jdbcUrl(""), "root", "")) {
+            connection.createStatement().execute("DROP DATABASE IF EXISTS " + database);
+        }
+    }
+
+    @Override
+    void makeStoreUnavailable() throws Exception {
+        run("mariadb-admin", "-uroot", "-h", HOST, "-P", Integer.toString(PORT), "shutdown");
+        await("MariaDB stopped").atMost(Duration.ofSeconds(30)).until(() -> !reachable());
+    }
+
+    @Override
+    void restoreStore() throws Exception {
+        run("start-stop-daemon", "--start", "--oknodo", "--background", "--exec", "/usr/sbin/mariadbd");
+        await("MariaDB started").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500))
+                .until(() -> ping() == 0);
+    }
+
+    private static String jdbcUrl(String database) {
+        return "jdbc:mysql://" + HOST + ":" + PORT + "/" + database;
+    }
+
+    private static void requireReachable() {
+        if (!reachable()) {
+            throw new IllegalStateException("MariaDB/MySQL is not reachable at " + HOST + ":" + PORT
+                    + ". The mysql integration tests need it: run scripts/local-services.sh (or .ci/run).");
+        }
+    }
+
+    private static boolean reachable() {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress(HOST, PORT), 1000);
+            return true;
+        } catch (java.io.IOException e) {
+            return false;
+        }
+    }
+
+    private static int ping() throws Exception {
+        return run("mariadb-admin", "-uroot", "-h", HOST, "-P", Integer.toString(PORT), "ping");
+    }
+
+    private static int run(String... command) throws Exception {
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        if (!process.waitFor(60, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            throw new IllegalStateException("timed out: " + String.join(" ", command));
+        }
+        return process.exitValue();
+    }
+
+    private static String env(String name, String fallback) {
+        String value = System.getenv(name);
+        return value == null || value.isBlank() ? fallback : value;
+    }
+}

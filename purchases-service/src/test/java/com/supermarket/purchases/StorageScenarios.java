@@ -1,0 +1,171 @@
+package com.supermarket.purchases;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.supermarket.contract.Purchase;
+import com.supermarket.contract.Topology;
+import com.supermarket.contract.WireFormat;
+import com.supermarket.contract.testing.TestBroker;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * The end-to-end behaviour every storage profile must show, against the real broker (a
+ * throw-away vhost) and the real backend: publish to the ingress exchange, read back through
+ * the service's HTTP lookup. Subclasses provide the backend and a way to take it away.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class StorageScenarios {
+
+    private static final Duration PATIENCE = Duration.ofSeconds(90);
+
+    protected TestBroker broker;
+    protected PurchasesServiceRunner service;
+
+    abstract String profile();
+
+    /** Starts (or creates) the backend and returns the properties that point the service at it. */
+    abstract Map<String, String> startBackend() throws Exception;
+
+    abstract void stopBackend() throws Exception;
+
+    /** Takes the backend away, as an outage would. */
+    abstract void makeStoreUnavailable() throws Exception;
+
+    /** Brings the backend back with its data. */
+    abstract void restoreStore() throws Exception;
+
+    /** Whether the backend tells a redelivered purchase from a new one (DynamoDB's batch put does not). */
+    abstract boolean detectsDuplicates();
+
+    @BeforeAll
+    void startService() throws Exception {
+        broker = TestBroker.create("purchases-" + profile());
+        try {
+            service = new PurchasesServiceRunner(profile(), broker, startBackend());
+        } catch (Exception | Error e) {
+            broker.close();
+            throw e;
+        }
+    }
+
+    @AfterAll
+    void stopService() throws Exception {
+        try {
+            if (service != null) {
+                service.close();
+            }
+            stopBackend();
+        } finally {
+            broker.close();
+        }
+    }
+
+    @Test
+    void everyPublishedPurchaseIsStoredExactlyOnceWithItsItems() {
+        long before = service.storedCount();
+        List<Purchase> purchases = TestPurchases.random(300);
+
+        TestPurchases.publish(broker, purchases);
+
+        await().atMost(PATIENCE).until(() -> service.storedCount() == before + purchases.size());
+        for (Purchase purchase : purchases) {
+            assertThat(service.find(purchase.purchaseId())).isEqualTo(purchase);
+        }
+        assertThat(broker.messageCountBehind(Topology.PURCHASE_EXCHANGE)).isZero();
+        assertThat(service.prometheus()).contains("purchases_stored_total", "purchases_batch_size_purchases_count",
+                "purchases_write_seconds_count", "purchases_duplicates_total");
+    }
+
+    @Test
+    void aPurchaseDeliveredTwiceIsStoredOnce() {
+        long before = service.storedCount();
+        double duplicatesBefore = service.counter("purchases.duplicates");
+        double writtenBefore = service.purchasesWritten();
+        Purchase twice = TestPurchases.atStore(7);
+        Purchase other = TestPurchases.atStore(7);
+
+        TestPurchases.publish(broker, List.of(twice));
+        await().atMost(PATIENCE).until(() -> service.find(twice.purchaseId()) != null);
+        TestPurchases.publish(broker, List.of(twice, other, twice));
+
+        await("all four deliveries written").atMost(PATIENCE)
+                .until(() -> service.purchasesWritten() >= writtenBefore + 4);
+        assertThat(service.storedCount()).isEqualTo(before + 2);
+        assertThat(service.find(twice.purchaseId())).isEqualTo(twice);
+        assertThat(service.find(other.purchaseId())).isEqualTo(other);
+        if (detectsDuplicates()) {
+            assertThat(service.counter("purchases.duplicates")).isGreaterThanOrEqualTo(duplicatesBefore + 2);
+        }
+    }
+
+    @Test
+    void aPoisonMessageIsParkedAndTheRestOfItsBatchIsStored() {
+        Purchase good = TestPurchases.atStore(3);
+        long parkedBefore = broker.messageCount(Topology.PARKING_QUEUE);
+
+        TestPurchases.publishRaw(broker, List.of("3", "3"), List.of("poison", good.purchaseId().toString()),
+                List.of("{\"purchaseId\":\"not-a-uuid\"}".getBytes(), WireFormat.encode(good)));
+
+        await().atMost(PATIENCE).until(() -> broker.messageCount(Topology.PARKING_QUEUE) == parkedBefore + 1);
+        await().atMost(PATIENCE).until(() -> service.find(good.purchaseId()) != null);
+        assertThat(service.counter("purchases.poison")).isGreaterThanOrEqualTo(1);
+    }
+
+    @Test
+    void purchasesPublishedDuringAnOutageAreAllStoredAfterRecovery() throws Exception {
+        long before = service.storedCount();
+        List<Purchase> purchases = TestPurchases.random(400);
+        List<Purchase> firstHalf = purchases.subList(0, 200);
+        List<Purchase> secondHalf = purchases.subList(200, 400);
+        TestPurchases.publish(broker, firstHalf);
+        await().atMost(PATIENCE).until(() -> service.storedCount() > before);
+
+        makeStoreUnavailable();
+        try {
+            TestPurchases.publish(broker, secondHalf);
+            await("readiness DOWN while the store is unavailable").atMost(PATIENCE)
+                    .until(() -> service.readinessStatus() == 503);
+            assertThat(service.livenessStatus()).as("liveness is not about dependencies").isEqualTo(200);
+            await("purchases wait in the broker, ready or held unacknowledged").atMost(PATIENCE)
+                    .until(() -> broker.messageCountBehind(Topology.PURCHASE_EXCHANGE) + inFlight() > 0);
+        } finally {
+            restoreStore();
+        }
+
+        await("every purchase stored after recovery").atMost(PATIENCE)
+                .until(() -> service.storedCount() == before + purchases.size());
+        await("readiness UP again").atMost(PATIENCE).until(() -> service.readinessStatus() == 200);
+        List<Purchase> missing = new ArrayList<>();
+        for (Purchase purchase : purchases) {
+            if (!purchase.equals(service.find(purchase.purchaseId()))) {
+                missing.add(purchase);
+            }
+        }
+        assertThat(missing).as("purchases not stored as published").isEmpty();
+        assertThat(service.counter("purchases.write.failures")).as("writes failed during the outage").isPositive();
+    }
+
+    /** Messages delivered to the consumers but not acknowledged (held while the store is down). */
+    private long inFlight() {
+        return broker.shardQueues(Topology.PURCHASE_EXCHANGE).stream()
+                .mapToLong(queue -> unacknowledged(queue)).sum();
+    }
+
+    private long unacknowledged(String queue) {
+        String path = "api/queues/" + URLEncoder.encode(broker.vhost(), StandardCharsets.UTF_8)
+                + "/" + URLEncoder.encode(queue, StandardCharsets.UTF_8).replace("+", "%20");
+        JsonNode node = WireFormat.mapper().readTree(broker.management().send("GET", path, null));
+        return node.path("messages_unacknowledged").asLong(0);
+    }
+}

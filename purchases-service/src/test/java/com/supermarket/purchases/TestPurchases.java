@@ -1,0 +1,66 @@
+package com.supermarket.purchases;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import com.supermarket.contract.Purchase;
+import com.supermarket.contract.PurchaseItem;
+import com.supermarket.contract.Topology;
+import com.supermarket.contract.WireFormat;
+import com.supermarket.contract.testing.TestBroker;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
+
+/** Builds purchases like purchase-api would and publishes them to the ingress exchange, with confirms. */
+final class TestPurchases {
+
+    private TestPurchases() {
+    }
+
+    static List<Purchase> random(int count) {
+        ThreadLocalRandom random = ThreadLocalRandom.current();
+        List<Purchase> purchases = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            int store = random.nextInt(1, 65);
+            purchases.add(atStore(store));
+        }
+        return purchases;
+    }
+
+    static Purchase atStore(int store) {
+        ThreadLocalRandom random = ThreadLocalRandom.current();
+        List<PurchaseItem> items = new ArrayList<>();
+        for (int line = random.nextInt(1, 6); line > 0; line--) {
+            items.add(new PurchaseItem(random.nextInt(1, 100_001), random.nextInt(1, 4)));
+        }
+        // Millisecond precision: what every backend keeps exactly.
+        return new Purchase(UUID.randomUUID(), store, store * 1000 + random.nextInt(1000),
+                LocalDate.of(2021, 1, 1).plusDays(random.nextInt(365)), items,
+                Instant.now().truncatedTo(ChronoUnit.MILLIS));
+    }
+
+    static void publish(TestBroker broker, List<Purchase> purchases) {
+        List<byte[]> bodies = purchases.stream().map(WireFormat::encode).toList();
+        publishRaw(broker, purchases.stream().map(Purchase::routingKey).toList(),
+                purchases.stream().map(p -> p.purchaseId().toString()).toList(), bodies);
+    }
+
+    static void publishRaw(TestBroker broker, List<String> routingKeys, List<String> messageIds, List<byte[]> bodies) {
+        try (Connection connection = broker.newConnection(); Channel channel = connection.createChannel()) {
+            channel.confirmSelect();
+            for (int i = 0; i < bodies.size(); i++) {
+                AMQP.BasicProperties properties = new AMQP.BasicProperties.Builder()
+                        .contentType(WireFormat.CONTENT_TYPE).deliveryMode(2).messageId(messageIds.get(i)).build();
+                channel.basicPublish(Topology.INGRESS_EXCHANGE, routingKeys.get(i), properties, bodies.get(i));
+            }
+            channel.waitForConfirmsOrDie(30_000);
+        } catch (Exception e) {
+            throw new IllegalStateException("publishing test purchases failed", e);
+        }
+    }
+}

@@ -1,0 +1,252 @@
+package com.supermarket.store.counts;
+
+import com.supermarket.contract.Purchase;
+import com.supermarket.contract.PurchaseItem;
+import com.supermarket.contract.StoreQueryReply.Ranked;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+
+/**
+ * The quantity sold of every item (1..maxItemId) at every store (1..maxStores), with the ids of
+ * each store's recent purchases for exactly-once counting.
+ *
+ * <h2>Layout and memory</h2>
+ * Store-major: one {@code int[maxItemId]} row per store, allocated on the store's first purchase.
+ * A store's top items is then one contiguous scan of its row (100,000 ints = 400 KB, streamed by
+ * the hardware prefetcher), and an item's top stores is {@code maxStores} strided reads of one
+ * cell per row (1,024 reads). At the full 100,000 x 1,024 with every store selling, the rows take
+ * 1,024 x 400 KB = <b>410 MB</b>, plus each store's dedup window ({@code 32} bytes per id: 1,024
+ * ids x 1,024 stores = 32 MB). A store with no sales costs one null reference. {@code int} cells
+ * rather than {@code long} halve the memory; a cell saturates at {@link Integer#MAX_VALUE} instead
+ * of wrapping (2.1 billion units of one item at one store, far beyond any real till).
+ *
+ * <h2>Thread-safety and consistency</h2>
+ * Thread-safe, with no global lock. A purchase belongs to one store, so {@link #apply} takes only
+ * that store's lock, under which it checks and records the purchase id and adds every line: the
+ * check, the counting and the recording are one atomic step, so a concurrent redelivery of the
+ * same purchase is either applied first or skipped, never counted twice. Stores are spread over
+ * shard queues and consumers, so the per-store locks are rarely contended. Queries take no lock:
+ * each cell is written and read with opaque (atomic, eventually visible) access, so a ranking
+ * sees every cell exactly as of some moment during the scan; a purchase being applied
+ * concurrently may be seen in part.
+ *
+ * <h2>Persistence</h2>
+ * {@link #snapshotTo} and {@link #restoreStore} carry counts and dedup window together, store by
+ * store under the store's lock, so a saved state is consistent per store: the door for counts
+ * that survive a restart (see {@link SnapshotSink}).
+ */
+public final class StoreCounts {
+
+    private static final VarHandle CELL = MethodHandles.arrayElementVarHandle(int[].class);
+
+    private final int maxStores;
+    private final int maxItemId;
+    private final int dedupWindowPerStore;
+    private final AtomicReferenceArray<StoreRow> rows;
+
+    /**
+     * @param maxStores           stores are 1..maxStores
+     * @param maxItemId           items are 1..maxItemId
+     * @param dedupWindowPerStore how many recent purchase ids each store remembers
+     */
+    public StoreCounts(int maxStores, int maxItemId, int dedupWindowPerStore) {
+        if (maxStores < 1 || maxItemId < 1 || dedupWindowPerStore < 1) {
+            throw new IllegalArgumentException("maxStores, maxItemId and dedupWindowPerStore must be positive: "
+                    + maxStores + ", " + maxItemId + ", " + dedupWindowPerStore);
+        }
+        this.maxStores = maxStores;
+        this.maxItemId = maxItemId;
+        this.dedupWindowPerStore = dedupWindowPerStore;
+        this.rows = new AtomicReferenceArray<>(maxStores);
+    }
+
+    public int maxStores() {
+        return maxStores;
+    }
+
+    public int maxItemId() {
+        return maxItemId;
+    }
+
+    public int dedupWindowPerStore() {
+        return dedupWindowPerStore;
+    }
+
+    public boolean isKnownStore(int storeId) {
+        return storeId >= 1 && storeId <= maxStores;
+    }
+
+    public boolean isKnownItem(int itemId) {
+        return itemId >= 1 && itemId <= maxItemId;
+    }
+
+    /** What {@link #apply} did with a purchase. */
+    public enum Outcome {
+        /** Every line was added. */
+        APPLIED,
+        /** The purchase id was among the store's recent ids: nothing was added. */
+        DUPLICATE,
+        /** The store or an item is outside the configured range: nothing was added. */
+        OUT_OF_RANGE
+    }
+
+    /** Adds every line of {@code purchase} exactly once (see the class comment). */
+    public Outcome apply(Purchase purchase) {
+        if (!isKnownStore(purchase.storeId())) {
+            return Outcome.OUT_OF_RANGE;
+        }
+        for (PurchaseItem item : purchase.items()) {
+            if (!isKnownItem(item.itemId())) {
+                return Outcome.OUT_OF_RANGE;
+            }
+        }
+        StoreRow row = row(purchase.storeId());
+        synchronized (row) {
+            if (!row.recent.add(purchase.purchaseId())) {
+                return Outcome.DUPLICATE;
+            }
+            for (PurchaseItem item : purchase.items()) {
+                row.add(item.itemId() - 1, item.quantity());
+            }
+        }
+        return Outcome.APPLIED;
+    }
+
+    /** The quantity of {@code itemId} sold at {@code storeId}. */
+    public int count(int storeId, int itemId) {
+        requireStore(storeId);
+        requireItem(itemId);
+        StoreRow row = rows.get(storeId - 1);
+        return row == null ? 0 : (int) CELL.getOpaque(row.counts, itemId - 1);
+    }
+
+    /**
+     * The {@code limit} items sold most at {@code storeId}, most first, ties by lower item id;
+     * only items with sales. One pass over the store's row.
+     */
+    public List<Ranked> topItemsAtStore(int storeId, int limit) {
+        requireStore(storeId);
+        TopK top = new TopK(limit);
+        StoreRow row = rows.get(storeId - 1);
+        if (row == null) {
+            return List.of();
+        }
+        int[] counts = row.counts;
+        long threshold = 0;
+        for (int i = 0; i < counts.length; i++) {
+            int count = (int) CELL.getOpaque(counts, i);
+            if (count > threshold) {
+                top.offer(i + 1, count);
+                threshold = top.threshold();
+            }
+        }
+        return top.toList();
+    }
+
+    /**
+     * The {@code limit} stores that sold {@code itemId} most, most first, ties by lower store
+     * id; only stores with sales. One read per store.
+     */
+    public List<Ranked> topStoresForItem(int itemId, int limit) {
+        requireItem(itemId);
+        TopK top = new TopK(limit);
+        int index = itemId - 1;
+        long threshold = 0;
+        for (int store = 0; store < maxStores; store++) {
+            StoreRow row = rows.get(store);
+            if (row != null) {
+                int count = (int) CELL.getOpaque(row.counts, index);
+                if (count > threshold) {
+                    top.offer(store + 1, count);
+                    threshold = top.threshold();
+                }
+            }
+        }
+        return top.toList();
+    }
+
+    /** Hands every store that has a row to {@code sink}, each copied under its store's lock. */
+    public void snapshotTo(SnapshotSink sink) {
+        for (int store = 0; store < maxStores; store++) {
+            StoreRow row = rows.get(store);
+            if (row == null) {
+                continue;
+            }
+            int[] counts;
+            List<UUID> recent;
+            synchronized (row) {
+                counts = row.counts.clone();
+                recent = row.recent.oldestFirst();
+            }
+            sink.store(store + 1, counts, recent);
+        }
+    }
+
+    /**
+     * Replaces one store's state with a saved one; for loading a snapshot before consumption
+     * starts.
+     *
+     * @param itemCounts        quantity per item, index = item id - 1, at most maxItemId long
+     * @param recentPurchaseIds oldest first
+     */
+    public void restoreStore(int storeId, int[] itemCounts, List<UUID> recentPurchaseIds) {
+        requireStore(storeId);
+        if (itemCounts.length > maxItemId) {
+            throw new IllegalArgumentException("snapshot of store " + storeId + " has " + itemCounts.length
+                    + " items, more than maxItemId " + maxItemId);
+        }
+        StoreRow row = row(storeId);
+        synchronized (row) {
+            for (int i = 0; i < maxItemId; i++) {
+                CELL.setOpaque(row.counts, i, i < itemCounts.length ? itemCounts[i] : 0);
+            }
+            for (UUID id : recentPurchaseIds) {
+                row.recent.add(id);
+            }
+        }
+    }
+
+    private StoreRow row(int storeId) {
+        StoreRow row = rows.get(storeId - 1);
+        if (row == null) {
+            StoreRow fresh = new StoreRow(maxItemId, dedupWindowPerStore);
+            row = rows.compareAndExchange(storeId - 1, null, fresh);
+            if (row == null) {
+                row = fresh;
+            }
+        }
+        return row;
+    }
+
+    private void requireStore(int storeId) {
+        if (!isKnownStore(storeId)) {
+            throw new IllegalArgumentException("store " + storeId + " outside 1.." + maxStores);
+        }
+    }
+
+    private void requireItem(int itemId) {
+        if (!isKnownItem(itemId)) {
+            throw new IllegalArgumentException("item " + itemId + " outside 1.." + maxItemId);
+        }
+    }
+
+    /** One store's counts and recent purchase ids; both guarded by the row's monitor for writes. */
+    private static final class StoreRow {
+        final int[] counts;
+        final RecentIds recent;
+
+        StoreRow(int maxItemId, int dedupWindow) {
+            counts = new int[maxItemId];
+            recent = new RecentIds(dedupWindow);
+        }
+
+        /** Caller holds the row's monitor, so read-add-write needs no atomic instruction. */
+        void add(int index, int quantity) {
+            long sum = (long) counts[index] + quantity;
+            CELL.setOpaque(counts, index, (int) Math.min(sum, Integer.MAX_VALUE));
+        }
+    }
+}

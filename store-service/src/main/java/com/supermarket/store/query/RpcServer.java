@@ -1,0 +1,46 @@
+package com.supermarket.store.query;
+
+import com.supermarket.contract.Topology;
+import com.supermarket.contract.WireFormat;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.amqp.core.Message;
+import org.springframework.amqp.core.MessageProperties;
+import org.springframework.amqp.rabbit.annotation.RabbitListener;
+import org.springframework.stereotype.Component;
+
+/**
+ * The RPC server on {@link Topology#STORE_RPC_QUEUE}: each request's reply goes to its
+ * {@code replyTo} (purchase-api uses direct reply-to) with the request's correlation id, which
+ * the listener adapter copies. The reply is a raw JSON {@link Message}, so no converter adds
+ * type headers. A request without {@code replyTo} cannot be answered: it is counted, logged and
+ * dropped. Thread-safe.
+ */
+@Component
+class RpcServer {
+
+    private static final Logger log = LoggerFactory.getLogger(RpcServer.class);
+
+    private final StoreRanking ranking;
+    private final Counter unanswerable;
+
+    RpcServer(StoreRanking ranking, MeterRegistry registry) {
+        this.ranking = ranking;
+        this.unanswerable = Counter.builder("store.queries.unanswerable")
+                .description("RPC requests dropped because they carried no reply-to").register(registry);
+    }
+
+    @RabbitListener(id = "storeRpc", queues = Topology.STORE_RPC_QUEUE, concurrency = "${store.query.rpc-consumers}")
+    Message answer(Message request) {
+        if (request.getMessageProperties().getReplyTo() == null) {
+            unanswerable.increment();
+            log.warn("Dropping RPC request {} without reply-to", request.getMessageProperties().getCorrelationId());
+            return null;
+        }
+        MessageProperties properties = new MessageProperties();
+        properties.setContentType(WireFormat.CONTENT_TYPE);
+        return new Message(WireFormat.encode(ranking.answer(request.getBody())), properties);
+    }
+}

@@ -1,0 +1,107 @@
+package com.supermarket.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import com.supermarket.contract.Purchase;
+import com.supermarket.contract.PurchaseItem;
+import com.supermarket.contract.Topology;
+import com.supermarket.contract.WireFormat;
+import com.supermarket.contract.testing.TcpProxy;
+import com.supermarket.contract.testing.TestBroker;
+import com.supermarket.store.counts.StoreCounts;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.util.List;
+import java.util.Random;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.TestConfiguration;
+import org.springframework.context.annotation.Bean;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+/**
+ * The service's broker connection runs through a {@link TcpProxy} that the test cuts while
+ * purchases stream in: unacknowledged purchases are redelivered after the reconnect, and the
+ * counts must still be exact (nothing lost, nothing counted twice).
+ */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.NONE)
+class ConnectionLossIT {
+
+    private static final TestBroker BROKER = TestBroker.create("store-connection-loss");
+    private static final TcpProxy PROXY = new TcpProxy(BROKER.host(), BROKER.port());
+
+    @Autowired
+    StoreCounts counts;
+
+    @DynamicPropertySource
+    static void broker(DynamicPropertyRegistry registry) {
+        BROKER.springProperties().forEach((name, value) -> registry.add(name, () -> value));
+        registry.add("spring.rabbitmq.host", PROXY::host);
+        registry.add("spring.rabbitmq.port", PROXY::port);
+        registry.add("broker.management-url", () -> "http://" + BROKER.host() + ":15672");
+        registry.add("broker.shards-per-node", () -> 2);
+        registry.add("store.ingest.rediscover-interval", () -> "500ms");
+        // A small prefetch and several consumers keep many deliveries unacknowledged at once.
+        registry.add("store.ingest.prefetch", () -> 20);
+        registry.add("store.ingest.consumers-per-shard", () -> 2);
+    }
+
+    @TestConfiguration
+    static class CloseAtShutdown {
+        @Bean(destroyMethod = "close")
+        TestBroker testBroker() {
+            return BROKER;
+        }
+
+        @Bean(destroyMethod = "close")
+        TcpProxy tcpProxy() {
+            return PROXY;
+        }
+    }
+
+    @Test
+    void countsStayExactAcrossConnectionLosses() throws Exception {
+        await().atMost(Duration.ofSeconds(30)).until(() -> BROKER.shardQueues(Topology.STORE_EXCHANGE).size() == 2);
+        int stores = 8;
+        int items = 20;
+        long[][] expected = new long[stores + 1][items + 1];
+        Random random = new Random(9);
+        try (Connection connection = BROKER.newConnection(); Channel channel = connection.createChannel()) {
+            channel.confirmSelect();
+            for (int round = 0; round < 4; round++) {
+                for (int i = 0; i < 500; i++) {
+                    int store = 1 + random.nextInt(stores);
+                    int item = 1 + random.nextInt(items);
+                    expected[store][item]++;
+                    Purchase purchase = new Purchase(UUID.randomUUID(), store, store * 1000, LocalDate.of(2021, 1, 1),
+                            List.of(new PurchaseItem(item, 1)), Instant.now());
+                    channel.basicPublish(Topology.INGRESS_EXCHANGE, purchase.routingKey(),
+                            new AMQP.BasicProperties.Builder().contentType(WireFormat.CONTENT_TYPE)
+                                    .messageId(purchase.purchaseId().toString()).deliveryMode(2).build(),
+                            WireFormat.encode(purchase));
+                }
+                channel.waitForConfirmsOrDie(10_000);
+                // Cut the link while the consumers are busy with this round, then heal it.
+                PROXY.disconnect();
+                PROXY.restore();
+            }
+        }
+
+        await().atMost(Duration.ofSeconds(90)).untilAsserted(() -> {
+            for (int store = 1; store <= stores; store++) {
+                for (int item = 1; item <= items; item++) {
+                    assertThat(counts.count(store, item)).as("store %d item %d", store, item)
+                            .isEqualTo(expected[store][item]);
+                }
+            }
+        });
+    }
+}

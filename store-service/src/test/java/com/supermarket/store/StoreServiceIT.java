@@ -1,0 +1,281 @@
+package com.supermarket.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import com.supermarket.contract.BrokerTopology;
+import com.supermarket.contract.Purchase;
+import com.supermarket.contract.PurchaseItem;
+import com.supermarket.contract.StoreQuery.Kind;
+import com.supermarket.contract.StoreQueryReply;
+import com.supermarket.contract.StoreQueryReply.Ranked;
+import com.supermarket.contract.StoreQueryReply.Status;
+import com.supermarket.contract.Topology;
+import com.supermarket.contract.WireFormat;
+import com.supermarket.contract.testing.TestBroker;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.TestConfiguration;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.context.annotation.Bean;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * store-service on the real RabbitMQ, in a throw-away vhost: purchases published to the ingress
+ * exchange as purchase-api publishes them, queries sent as purchase-api sends them.
+ */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+class StoreServiceIT {
+
+    private static final int SHARDS = 3;
+    private static final TestBroker BROKER = TestBroker.create("store-service");
+
+    private static Connection connection;
+    private static RpcClient rpc;
+
+    @LocalServerPort
+    int port;
+
+    @DynamicPropertySource
+    static void broker(DynamicPropertyRegistry registry) {
+        BROKER.springProperties().forEach((name, value) -> registry.add(name, () -> value));
+        registry.add("broker.management-url", () -> "http://" + BROKER.host() + ":15672");
+        registry.add("broker.shards-per-node", () -> SHARDS);
+        registry.add("store.ingest.consumers-per-shard", () -> 2);
+        registry.add("store.ingest.rediscover-interval", () -> "500ms");
+    }
+
+    @TestConfiguration
+    static class DeleteVhostAtShutdown {
+        /** Closed with the context, after the consumers have stopped. */
+        @Bean(destroyMethod = "close")
+        TestBroker testBroker() {
+            return BROKER;
+        }
+    }
+
+    @BeforeAll
+    static void connect() throws Exception {
+        connection = BROKER.newConnection();
+        rpc = new RpcClient(connection);
+    }
+
+    @AfterAll
+    static void disconnect() throws Exception {
+        rpc.close();
+        connection.close();
+    }
+
+    @Test
+    void consumesEveryShardQueueByName() {
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+            List<String> shards = BROKER.shardQueues(Topology.STORE_EXCHANGE);
+            assertThat(shards).hasSizeGreaterThanOrEqualTo(SHARDS);
+            for (String shard : shards) {
+                assertThat(consumersOf(shard)).as(shard).isEqualTo(2);
+            }
+        });
+    }
+
+    @Test
+    void consumesShardsAddedLater() {
+        await().atMost(Duration.ofSeconds(30)).until(() -> BROKER.shardQueues(Topology.STORE_EXCHANGE).size() == SHARDS);
+
+        new BrokerTopology(SHARDS + 1).applyPolicies(BROKER.management(), BROKER.vhost());
+
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+            List<String> shards = BROKER.shardQueues(Topology.STORE_EXCHANGE);
+            assertThat(shards).hasSize(SHARDS + 1);
+            for (String shard : shards) {
+                assertThat(consumersOf(shard)).as(shard).isEqualTo(2);
+            }
+        });
+    }
+
+    @Test
+    void rankingsReflectExactlyWhatWasPurchased() throws Exception {
+        // Stores 101..110 are used by this test only.
+        publish(purchase(101, new PurchaseItem(7, 5), new PurchaseItem(8, 3)));
+        publish(purchase(101, new PurchaseItem(9, 3), new PurchaseItem(10, 1)));
+        publish(purchase(102, new PurchaseItem(7, 2)));
+        publish(purchase(103, new PurchaseItem(7, 5)));
+
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+            assertThat(rpc.query(Kind.TOP_ITEMS_AT_STORE, 101, 10)).isEqualTo(StoreQueryReply.ok(List.of(
+                    new Ranked(7, 5), new Ranked(8, 3), new Ranked(9, 3), new Ranked(10, 1))));
+            // Item 7 is also sold by the random purchases below, but only at stores 1..100.
+            assertThat(rpc.query(Kind.TOP_STORES_FOR_ITEM, 7, 5).entries()).filteredOn(r -> r.id() > 100)
+                    .containsExactly(new Ranked(101, 5), new Ranked(103, 5), new Ranked(102, 2));
+        });
+        assertThat(rpc.query(Kind.TOP_ITEMS_AT_STORE, 101, 2).entries())
+                .containsExactly(new Ranked(7, 5), new Ranked(8, 3));
+        assertThat(rpc.query(Kind.TOP_ITEMS_AT_STORE, 104, 10)).as("a known store without sales")
+                .isEqualTo(StoreQueryReply.ok(List.of()));
+    }
+
+    @Test
+    void rankingsOfManyRandomPurchasesMatchAnOracle() throws Exception {
+        Random random = new Random(5);
+        Map<Integer, Map<Integer, Long>> sold = new HashMap<>();
+        List<Purchase> purchases = new ArrayList<>();
+        for (int i = 0; i < 600; i++) {
+            int store = 1 + random.nextInt(20);
+            List<PurchaseItem> items = new ArrayList<>();
+            for (int line = 1 + random.nextInt(5); line > 0; line--) {
+                int item = 1000 + random.nextInt(40);
+                items.add(new PurchaseItem(item, 1 + random.nextInt(2)));
+                sold.computeIfAbsent(store, s -> new HashMap<>()).merge(item, (long) items.getLast().quantity(), Long::sum);
+            }
+            purchases.add(purchase(store, items.toArray(PurchaseItem[]::new)));
+        }
+        purchases.forEach(StoreServiceIT::publish);
+
+        await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
+            for (int store = 1; store <= 20; store++) {
+                assertThat(rpc.query(Kind.TOP_ITEMS_AT_STORE, store, 10).entries()).as("store %d", store)
+                        .isEqualTo(top(sold.getOrDefault(store, Map.of()), 10));
+            }
+        });
+        for (int item = 1000; item < 1040; item++) {
+            Map<Integer, Long> byStore = new HashMap<>();
+            for (var entry : sold.entrySet()) {
+                Long quantity = entry.getValue().get(item);
+                if (quantity != null) {
+                    byStore.put(entry.getKey(), quantity);
+                }
+            }
+            assertThat(rpc.query(Kind.TOP_STORES_FOR_ITEM, item, 5).entries()).as("item %d", item)
+                    .isEqualTo(top(byStore, 5));
+        }
+    }
+
+    @Test
+    void thePurchasePublishedTwiceIsCountedOnce() throws Exception {
+        Purchase purchase = purchase(105, new PurchaseItem(42, 3));
+        publish(purchase);
+        publish(purchase);
+        publish(purchase(105, new PurchaseItem(43, 1)));
+
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+                assertThat(rpc.query(Kind.TOP_ITEMS_AT_STORE, 105, 10).entries())
+                        .containsExactly(new Ranked(42, 3), new Ranked(43, 1)));
+        assertThat(metric("store_purchases_duplicates_total")).isGreaterThanOrEqualTo(1);
+    }
+
+    @Test
+    void poisonPurchasesAreParkedAndConsumptionGoesOn() throws Exception {
+        long parkedBefore = BROKER.messageCount(Topology.PARKING_QUEUE);
+        publishRaw("106", "{not json".getBytes(StandardCharsets.UTF_8));
+        publish(purchase(106, new PurchaseItem(200_000, 1)));
+        publish(purchase(106, new PurchaseItem(1, 1)));
+
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+                assertThat(BROKER.messageCount(Topology.PARKING_QUEUE)).isEqualTo(parkedBefore + 2));
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+                assertThat(rpc.query(Kind.TOP_ITEMS_AT_STORE, 106, 10).entries()).containsExactly(new Ranked(1, 1)));
+    }
+
+    @Test
+    void badQueriesGetErrorRepliesWithoutTypeHeaders() throws Exception {
+        RpcClient.Reply malformed = rpc.call("{\"kind\":\"NOPE\"}".getBytes(StandardCharsets.UTF_8));
+        assertThat(malformed.decoded().status()).isEqualTo(Status.BAD_REQUEST);
+        assertThat(malformed.properties().getContentType()).isEqualTo(WireFormat.CONTENT_TYPE);
+        assertThat(malformed.properties().getHeaders()).doesNotContainKey("__TypeId__");
+
+        assertThat(rpc.query(Kind.TOP_ITEMS_AT_STORE, 1, 0).status()).isEqualTo(Status.BAD_REQUEST);
+        assertThat(rpc.query(Kind.TOP_ITEMS_AT_STORE, 1025, 10).status()).isEqualTo(Status.NOT_FOUND);
+        assertThat(rpc.query(Kind.TOP_STORES_FOR_ITEM, 100_001, 5).status()).isEqualTo(Status.NOT_FOUND);
+        assertThat(rpc.query(Kind.TOP_STORES_FOR_ITEM, 100_000, 5)).isEqualTo(StoreQueryReply.ok(List.of()));
+    }
+
+    @Test
+    void readinessIncludesTheBrokerAndTheShardConsumers() {
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+            JsonNode readiness = WireFormat.mapper().readTree(get("/actuator/health/readiness"));
+            assertThat(readiness.get("status").asString()).isEqualTo("UP");
+        });
+        assertThat(get("/actuator/health/readiness")).contains("rabbit", "shardConsumers");
+        assertThat(get("/actuator/health/liveness")).contains("UP");
+        assertThat(get("/actuator/prometheus")).contains("store_purchases_applied_total", "store_shards_consumed");
+    }
+
+    private static Purchase purchase(int store, PurchaseItem... items) {
+        return new Purchase(UUID.randomUUID(), store, store * 1000, LocalDate.of(2021, 1, 1), List.of(items),
+                Instant.now());
+    }
+
+    /** As purchase-api publishes: to the ingress exchange, routing key = store, persistent, confirmed. */
+    private static void publish(Purchase purchase) {
+        publishRaw(purchase.routingKey(), WireFormat.encode(purchase), purchase.purchaseId().toString());
+    }
+
+    private static void publishRaw(String routingKey, byte[] body) {
+        publishRaw(routingKey, body, UUID.randomUUID().toString());
+    }
+
+    private static void publishRaw(String routingKey, byte[] body, String messageId) {
+        try (Channel channel = connection.createChannel()) {
+            channel.confirmSelect();
+            channel.basicPublish(Topology.INGRESS_EXCHANGE, routingKey, true, new AMQP.BasicProperties.Builder()
+                    .contentType(WireFormat.CONTENT_TYPE).messageId(messageId).deliveryMode(2).build(), body);
+            channel.waitForConfirmsOrDie(10_000);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static List<Ranked> top(Map<Integer, Long> quantities, int limit) {
+        return quantities.entrySet().stream()
+                .map(entry -> new Ranked(entry.getKey(), entry.getValue()))
+                .sorted(Comparator.comparingLong(Ranked::quantity).reversed().thenComparingInt(Ranked::id))
+                .limit(limit)
+                .toList();
+    }
+
+    private static int consumersOf(String queue) {
+        String path = "api/queues/" + BROKER.vhost() + "/"
+                + java.net.URLEncoder.encode(queue, StandardCharsets.UTF_8).replace("+", "%20");
+        // The management API fills in "consumers" a moment after the queue appears.
+        JsonNode consumers = WireFormat.mapper().readTree(BROKER.management().send("GET", path, null)).get("consumers");
+        return consumers == null ? -1 : consumers.asInt();
+    }
+
+    private double metric(String name) {
+        return get("/actuator/prometheus").lines().filter(line -> line.startsWith(name))
+                .mapToDouble(line -> Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)))
+                .sum();
+    }
+
+    private String get(String path) {
+        try {
+            HttpResponse<String> response = HttpClient.newHttpClient().send(
+                    HttpRequest.newBuilder(URI.create("http://localhost:" + port + path)).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            return response.body();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

@@ -1,0 +1,68 @@
+package com.supermarket.store.query;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.supermarket.contract.Purchase;
+import com.supermarket.contract.PurchaseItem;
+import com.supermarket.contract.StoreQuery;
+import com.supermarket.contract.StoreQuery.Kind;
+import com.supermarket.contract.StoreQueryReply;
+import com.supermarket.contract.StoreQueryReply.Ranked;
+import com.supermarket.contract.StoreQueryReply.Status;
+import com.supermarket.contract.WireFormat;
+import com.supermarket.store.counts.StoreCounts;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+
+class StoreRankingTest {
+
+    private final StoreCounts counts = new StoreCounts(8, 100, 16);
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    private final StoreRanking ranking = new StoreRanking(counts, new QueryProperties(2, 20), registry);
+
+    private StoreQueryReply ask(Kind kind, int id, int limit) {
+        return ranking.answer(WireFormat.encode(new StoreQuery(kind, id, limit)));
+    }
+
+    @Test
+    void answersBothRankingsFromTheCounts() {
+        counts.apply(new Purchase(UUID.randomUUID(), 3, 3000, LocalDate.of(2021, 1, 1),
+                List.of(new PurchaseItem(9, 2), new PurchaseItem(4, 2), new PurchaseItem(5, 1)), Instant.EPOCH));
+
+        assertThat(ask(Kind.TOP_ITEMS_AT_STORE, 3, 10)).isEqualTo(StoreQueryReply.ok(
+                List.of(new Ranked(4, 2), new Ranked(9, 2), new Ranked(5, 1))));
+        assertThat(ask(Kind.TOP_STORES_FOR_ITEM, 9, 5)).isEqualTo(StoreQueryReply.ok(List.of(new Ranked(3, 2))));
+        assertThat(registry.get("store.queries").tag("kind", "TOP_ITEMS_AT_STORE").tag("status", "OK").timer().count())
+                .isEqualTo(1);
+    }
+
+    @Test
+    void unknownStoresAndItemsAreNotFound() {
+        assertThat(ask(Kind.TOP_ITEMS_AT_STORE, 9, 10).status()).isEqualTo(Status.NOT_FOUND);
+        assertThat(ask(Kind.TOP_ITEMS_AT_STORE, 0, 10).message()).contains("store 0", "1..8");
+        assertThat(ask(Kind.TOP_STORES_FOR_ITEM, 101, 5).message()).contains("item 101", "1..100");
+    }
+
+    @Test
+    void limitsOutsideOneToTheMaximumAreBadRequests() {
+        assertThat(ask(Kind.TOP_ITEMS_AT_STORE, 1, 0).status()).isEqualTo(Status.BAD_REQUEST);
+        assertThat(ask(Kind.TOP_STORES_FOR_ITEM, 1, 21).message()).contains("between 1 and 20");
+        assertThat(ask(Kind.TOP_STORES_FOR_ITEM, 1, 20).status()).isEqualTo(Status.OK);
+    }
+
+    @Test
+    void malformedRequestsAreBadRequestsNotExceptions() {
+        for (String body : new String[] {"", "{", "[]", "{\"kind\":\"TOP_ITEMS_AT_STORE\",\"id\":1}",
+                "{\"kind\":\"NOPE\",\"id\":1,\"limit\":1}", "{\"id\":1,\"limit\":1}"}) {
+            StoreQueryReply reply = ranking.answer(body.getBytes(StandardCharsets.UTF_8));
+            assertThat(reply.status()).as(body).isEqualTo(Status.BAD_REQUEST);
+            assertThat(reply.message()).as(body).startsWith("malformed query");
+        }
+        assertThat(registry.get("store.queries").tag("kind", "unknown").timer().count()).isEqualTo(6);
+    }
+}

@@ -1,0 +1,38 @@
+# The purchases table for purchases-service's dynamodb store: on-demand, so it follows the load
+# client's bursts without capacity planning. Keyed by purchaseId (a put is idempotent), with an
+# index for a store's purchases by date.
+resource "aws_dynamodb_table" "purchases" {
+  name         = var.dynamodb_table_name
+  billing_mode = "PAY_PER_REQUEST"
+  hash_key     = "purchaseId"
+
+  attribute {
+    name = "purchaseId"
+    type = "S"
+  }
+
+  attribute {
+    name = "storeId"
+    type = "N"
+  }
+
+  attribute {
+    name = "date"
+    type = "S"
+  }
+
+  global_secondary_index {
+    name            = "storeId-date-index"
+    hash_key        = "storeId"
+    range_key       = "date"
+    projection_type = "ALL"
+  }
+
+  point_in_time_recovery {
+    enabled = true
+  }
+
+  server_side_encryption {
+    enabled = true
+  }
+}

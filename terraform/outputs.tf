@@ -1,0 +1,81 @@
+output "region" {
+  description = "AWS region of the platform."
+  value       = var.region
+}
+
+output "cluster_name" {
+  description = "EKS cluster name."
+  value       = module.eks.cluster_name
+}
+
+output "configure_kubectl" {
+  description = "Command that points kubectl at the cluster."
+  value       = "aws eks update-kubeconfig --region ${var.region} --name ${module.eks.cluster_name}"
+}
+
+output "vpc_id" {
+  description = "VPC of the cluster (the AWS Load Balancer Controller's --set vpcId)."
+  value       = module.vpc.vpc_id
+}
+
+output "ecr_registry" {
+  description = "Registry host of the ECR repositories: the chart's imageRegistry and the docker login target."
+  value       = "${data.aws_caller_identity.current.account_id}.dkr.ecr.${var.region}.amazonaws.com"
+}
+
+output "ecr_repository_urls" {
+  description = "Repository URL per image."
+  value       = { for name, repository in aws_ecr_repository.images : name => repository.repository_url }
+}
+
+output "rds_endpoint" {
+  description = "RDS MySQL endpoint (host:port)."
+  value       = aws_db_instance.purchases.endpoint
+}
+
+output "rds_jdbc_url" {
+  description = "JDBC URL of the purchases database: the chart's persistence.mysql.url."
+  value       = "jdbc:mysql://${aws_db_instance.purchases.endpoint}/${aws_db_instance.purchases.db_name}"
+}
+
+output "rds_master_user_secret_arn" {
+  description = "Secrets Manager secret holding the RDS master username and password (copy it into the chart's MySQL Secret)."
+  value       = aws_db_instance.purchases.master_user_secret[0].secret_arn
+}
+
+output "dynamodb_table_name" {
+  description = "DynamoDB table of purchases: the chart's persistence.dynamodb.table."
+  value       = aws_dynamodb_table.purchases.name
+}
+
+output "purchases_service_role_arn" {
+  description = "IAM role for purchases-service (IRSA): the chart's purchasesService.serviceAccount.roleArn."
+  value       = aws_iam_role.purchases_service.arn
+}
+
+output "load_balancer_controller_role_arn" {
+  description = "IAM role for the AWS Load Balancer Controller's ServiceAccount."
+  value       = module.load_balancer_controller_irsa.iam_role_arn
+}
+
+output "helm_values" {
+  description = "Chart values derived from this infrastructure: terraform output -raw helm_values > values-eks.yaml."
+  value = yamlencode({
+    imageRegistry = "${data.aws_caller_identity.current.account_id}.dkr.ecr.${var.region}.amazonaws.com"
+    persistence = {
+      mysql = {
+        url            = "jdbc:mysql://${aws_db_instance.purchases.endpoint}/${aws_db_instance.purchases.db_name}"
+        existingSecret = "supermarket-mysql"
+      }
+      dynamodb = {
+        table  = aws_dynamodb_table.purchases.name
+        region = var.region
+      }
+    }
+    purchasesService = {
+      serviceAccount = {
+        roleArn = aws_iam_role.purchases_service.arn
+      }
+    }
+  })
+}

@@ -1,0 +1,42 @@
+# MySQL for purchases-service's mysql store. The master password is generated and kept by RDS in
+# Secrets Manager (manage_master_user_password), so it is never in Terraform code or state.
+resource "aws_security_group" "rds" {
+  name        = "${var.cluster_name}-rds"
+  description = "MySQL from the EKS nodes only"
+  vpc_id      = module.vpc.vpc_id
+}
+
+resource "aws_vpc_security_group_ingress_rule" "rds_from_nodes" {
+  security_group_id            = aws_security_group.rds.id
+  description                  = "MySQL from the EKS worker nodes"
+  referenced_security_group_id = module.eks.node_security_group_id
+  from_port                    = 3306
+  to_port                      = 3306
+  ip_protocol                  = "tcp"
+}
+
+resource "aws_db_instance" "purchases" {
+  identifier     = "${var.cluster_name}-purchases"
+  engine         = "mysql"
+  engine_version = var.rds_engine_version
+  instance_class = var.rds_instance_class
+
+  allocated_storage = var.rds_allocated_storage_gb
+  storage_type      = "gp3"
+  storage_encrypted = true
+
+  db_name                     = "purchases"
+  username                    = "supermarket"
+  manage_master_user_password = true
+
+  db_subnet_group_name   = module.vpc.database_subnet_group_name
+  vpc_security_group_ids = [aws_security_group.rds.id]
+  publicly_accessible    = false
+  multi_az               = var.rds_multi_az
+
+  backup_retention_period   = 7
+  deletion_protection       = var.rds_deletion_protection
+  skip_final_snapshot       = false
+  final_snapshot_identifier = "${var.cluster_name}-purchases-final"
+  apply_immediately         = false
+}

@@ -1,0 +1,114 @@
+variable "region" {
+  type        = string
+  description = "AWS region for every resource."
+  default     = "us-east-1"
+}
+
+variable "cluster_name" {
+  type        = string
+  description = "Name of the EKS cluster; also the prefix of the other resources' names."
+  default     = "supermarket"
+}
+
+variable "cluster_version" {
+  type        = string
+  description = "Kubernetes version of the EKS control plane (the chart is validated against it)."
+  default     = "1.32"
+}
+
+variable "node_instance_type" {
+  type        = string
+  description = "EC2 instance type of the worker nodes: the size users compare, e.g. t3.micro (~1 vCPU/1 GiB, pair with values-micro.yaml) or m5.xlarge (4 vCPU/16 GiB, pair with values-xlarge.yaml)."
+  default     = "m5.large"
+}
+
+variable "node_count" {
+  type = object({
+    min     = number
+    max     = number
+    desired = number
+  })
+  description = "Size of the managed node group: minimum, maximum and initial number of nodes."
+  default = {
+    min     = 3
+    max     = 8
+    desired = 4
+  }
+
+  validation {
+    condition     = var.node_count.min <= var.node_count.desired && var.node_count.desired <= var.node_count.max
+    error_message = "node_count must satisfy min <= desired <= max."
+  }
+}
+
+variable "vpc_cidr" {
+  type        = string
+  description = "CIDR block of the VPC; split into public, private and database subnets over three availability zones."
+  default     = "10.42.0.0/16"
+}
+
+variable "single_nat_gateway" {
+  type        = bool
+  description = "One NAT gateway for the whole VPC (cheaper) instead of one per availability zone (survives a zone outage)."
+  default     = true
+}
+
+variable "rds_instance_class" {
+  type        = string
+  description = "Instance class of the RDS MySQL database that stores the purchases (mysql store)."
+  default     = "db.t3.medium"
+}
+
+variable "rds_engine_version" {
+  type        = string
+  description = "MySQL engine version of the RDS instance."
+  default     = "8.4.5"
+}
+
+variable "rds_allocated_storage_gb" {
+  type        = number
+  description = "Storage of the RDS instance in GiB (gp3)."
+  default     = 50
+}
+
+variable "rds_multi_az" {
+  type        = bool
+  description = "Run RDS with a synchronous standby in a second availability zone."
+  default     = false
+}
+
+variable "rds_deletion_protection" {
+  type        = bool
+  description = "Refuse to delete the RDS instance (turn off before terraform destroy)."
+  default     = true
+}
+
+variable "dynamodb_table_name" {
+  type        = string
+  description = "Name of the DynamoDB table of purchases (dynamodb store); the chart's persistence.dynamodb.table."
+  default     = "purchases"
+}
+
+variable "kubernetes_namespace" {
+  type        = string
+  description = "Namespace the Helm release is installed in; the IRSA trust is limited to it."
+  default     = "supermarket"
+}
+
+variable "purchases_service_account_name" {
+  type        = string
+  description = "ServiceAccount of purchases-service as the chart names it (<release fullname>-purchases-service; supermarket-purchases-service for a release named supermarket)."
+  default     = "supermarket-purchases-service"
+}
+
+variable "ecr_repositories" {
+  type        = set(string)
+  description = "ECR repositories to create, one per image."
+  default     = ["purchase-api", "store-service", "purchases-service", "load-client"]
+}
+
+variable "tags" {
+  type        = map(string)
+  description = "Extra tags for every resource."
+  default     = {}
+}
