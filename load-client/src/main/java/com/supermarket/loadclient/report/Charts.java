@@ -70,7 +70,8 @@ final class Charts {
         double top = points.stream().mapToDouble(TimelinePoint::requestsPerSecond).max().orElse(0);
         run.phases().stream().filter(phase -> !phase.name().equals("east") && phase.atSeconds() >= 0).forEach(phase -> {
             chart.addAnnotation(new AnnotationLine(phase.atSeconds(), true, false));
-            chart.addAnnotation(new AnnotationText(phase.name() + " starts", phase.atSeconds(), top * 0.98, false));
+            chart.addAnnotation(new AnnotationText(phase.name() + " starts", phase.atSeconds(),
+                    top * (phase.name().equals("west") ? 0.92 : 0.98), false));
         });
         chart.setYAxisGroupTitle(0, "requests/s");
         chart.setYAxisGroupTitle(1, "p99 ms");

@@ -25,11 +25,14 @@ import java.util.Map;
  * @param latency            per request type (types never sent are absent)
  * @param phases             when each time-zone phase started
  * @param timeline           per-second samples, for the over-time chart
+ * @param csvWriterBusySeconds time the CSV writer thread spent formatting and writing (0 without
+ *                           {@code --csv}); off the store threads, but it shares the CPU
  */
 public record RunResult(String label, String baseUrl, String mode, RunParameters parameters, Instant startedAt,
         double wallTimeSeconds, long successful, long failed, double throughput, double successThroughput,
         Map<String, Long> failuresByStatus, Map<String, Long> failuresByError,
-        Map<RequestType, LatencySummary> latency, List<PhaseStart> phases, List<TimelinePoint> timeline) {
+        Map<RequestType, LatencySummary> latency, List<PhaseStart> phases, List<TimelinePoint> timeline,
+        double csvWriterBusySeconds) {
 
     public RunResult {
         failuresByStatus = Map.copyOf(failuresByStatus);

@@ -36,6 +36,7 @@ final class CsvSink implements AutoCloseable {
     private final Thread writer;
     private volatile boolean closing;
     private volatile IOException failure;
+    private volatile long busyNanos;
 
     private CsvSink(Path file) {
         if (file == null) {
@@ -62,6 +63,11 @@ final class CsvSink implements AutoCloseable {
         return new CsvSink(file);
     }
 
+    /** Seconds the writer thread spent formatting and writing; final after {@link #close()}. */
+    double busySeconds() {
+        return busyNanos / 1e9;
+    }
+
     Buffer buffer() {
         return new Buffer(out != null);
     }
@@ -69,7 +75,7 @@ final class CsvSink implements AutoCloseable {
     /** Waits until every handed-over chunk is written. Call after flushing every buffer. */
     @Override
     public void close() {
-        if (out == null) {
+        if (out == null || closing) {
             return;
         }
         closing = true;
@@ -99,7 +105,10 @@ final class CsvSink implements AutoCloseable {
                 continue;
             }
             if (failure == null) {
+                long start = System.nanoTime();
                 write(chunk, line);
+                // Single writer thread: a plain read-modify-write of the volatile is safe.
+                busyNanos += System.nanoTime() - start;
             }
         }
     }

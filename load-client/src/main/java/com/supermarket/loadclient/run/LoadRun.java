@@ -84,12 +84,14 @@ final class LoadRun {
             for (CsvSink.Buffer buffer : buffers) {
                 buffer.flush();
             }
-            return result(startedAt, startNanos, endNanos, metrics, failures, sampler, gates);
+            // Closing waits for the writer, so the result reports its whole busy time.
+            csv.close();
+            return result(startedAt, startNanos, endNanos, metrics, failures, sampler, gates, csv.busySeconds());
         }
     }
 
     private RunResult result(Instant startedAt, long startNanos, long endNanos, StoreMetrics[] metrics,
-            FailureTally failures, Sampler sampler, List<PhaseGate> gates) {
+            FailureTally failures, Sampler sampler, List<PhaseGate> gates, double csvBusySeconds) {
         Map<RequestType, LatencySummary> latency = new EnumMap<>(RequestType.class);
         long successful = 0;
         for (RequestType type : RequestType.values()) {
@@ -115,7 +117,7 @@ final class LoadRun {
         return new RunResult(settings.label(), settings.baseUrl().toString(), settings.openModel() ? "open" : "closed",
                 settings.parameters(), startedAt, wallSeconds, successful, failed,
                 (successful + failed) / wallSeconds, successful / wallSeconds,
-                failures.byStatus(), failures.byError(), latency, phaseStarts, sampler.timeline());
+                failures.byStatus(), failures.byError(), latency, phaseStarts, sampler.timeline(), csvBusySeconds);
     }
 
     private static PhaseGate gateOf(List<PhaseGate> gates, int store) {

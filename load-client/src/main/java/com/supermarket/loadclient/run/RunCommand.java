@@ -93,7 +93,8 @@ public final class RunCommand implements Callable<Integer> {
             System.out.println("  results      " + out);
         }
         if (csv != null) {
-            System.out.println("  csv          " + csv);
+            System.out.printf(java.util.Locale.ROOT, "  csv          %s (writer thread busy %.2f s of %.1f s)%n", csv,
+                    result.csvWriterBusySeconds(), result.wallTimeSeconds());
         }
         return result.successful() > 0 ? 0 : 2;
     }

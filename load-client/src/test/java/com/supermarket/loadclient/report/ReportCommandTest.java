@@ -78,6 +78,6 @@ class ReportCommandTest {
                 Map.of(RequestType.POST, new LatencySummary(requests, p99 / 4, p99 / 5, p99, p99 * 2, p99 * 4)),
                 List.of(new PhaseStart("east", 1, stores / 4, 0), new PhaseStart("central", stores / 4 + 1, stores / 2, 1),
                         new PhaseStart("west", stores / 2 + 1, stores, 2)),
-                timeline);
+                timeline, 0);
     }
 }
