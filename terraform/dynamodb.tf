@@ -17,14 +17,14 @@ resource "aws_dynamodb_table" "purchases" {
   }
 
   attribute {
-    name = "date"
+    name = "purchaseDate"
     type = "S"
   }
 
   global_secondary_index {
-    name            = "storeId-date-index"
+    name            = "storeId-purchaseDate-index"
     hash_key        = "storeId"
-    range_key       = "date"
+    range_key       = "purchaseDate"
     projection_type = "ALL"
   }
 

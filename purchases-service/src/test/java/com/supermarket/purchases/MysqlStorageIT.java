@@ -1,16 +1,25 @@
 package com.supermarket.purchases;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.supermarket.contract.Purchase;
+import com.supermarket.contract.Topology;
+import com.supermarket.contract.WireFormat;
 import java.net.InetSocketAddress;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.net.Socket;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
 
 /**
  * The storage scenarios on the {@code mysql} profile, against the real local MariaDB through
@@ -23,6 +32,34 @@ class MysqlStorageIT extends StorageScenarios {
     private static final String HOST = env("MYSQL_HOST", "127.0.0.1");
     private static final int PORT = Integer.parseInt(env("MYSQL_PORT", "3306"));
     private final String database = "purchases_it_" + UUID.randomUUID().toString().substring(0, 8);
+
+    /** Backend-independent, so it runs on one profile only. */
+    @Test
+    void shardQueuesAddedLaterAreConsumedToo() {
+        List<String> before = broker.shardQueues(Topology.PURCHASE_EXCHANGE);
+        broker.management().putPolicy(broker.vhost(), Topology.shardingPolicyName(Topology.PURCHASE_EXCHANGE),
+                "^" + Topology.PURCHASE_EXCHANGE + "$", "exchanges", 10,
+                Map.of("shards-per-node", before.size() + 1, "routing-key", "shard"));
+        await("a new shard queue").atMost(Duration.ofSeconds(30))
+                .until(() -> broker.shardQueues(Topology.PURCHASE_EXCHANGE).size() > before.size());
+        List<String> added = new ArrayList<>(broker.shardQueues(Topology.PURCHASE_EXCHANGE));
+        added.removeAll(before);
+
+        await("the service consumes the new shard").atMost(Duration.ofSeconds(60))
+                .until(() -> added.stream().allMatch(queue -> consumers(queue) > 0));
+        long stored = service.storedCount();
+        List<Purchase> purchases = TestPurchases.random(200);
+        TestPurchases.publish(broker, purchases);
+
+        await().atMost(Duration.ofSeconds(90)).until(() -> service.storedCount() == stored + purchases.size());
+        assertThat(added).allMatch(queue -> broker.messageCount(queue) == 0);
+    }
+
+    private long consumers(String queue) {
+        String path = "api/queues/" + URLEncoder.encode(broker.vhost(), StandardCharsets.UTF_8) + "/"
+                + URLEncoder.encode(queue, StandardCharsets.UTF_8).replace("+", "%20");
+        return WireFormat.mapper().readTree(broker.management().send("GET", path, null)).path("consumers").asLong(0);
+    }
 
     @Override
     boolean detectsDuplicates() {

@@ -31,7 +31,9 @@ import software.amazon.awssdk.services.dynamodb.model.GlobalSecondaryIndex;
 import software.amazon.awssdk.services.dynamodb.model.KeySchemaElement;
 import software.amazon.awssdk.services.dynamodb.model.KeyType;
 import software.amazon.awssdk.services.dynamodb.model.ProjectionType;
+import software.amazon.awssdk.services.dynamodb.model.ProvisionedThroughputExceededException;
 import software.amazon.awssdk.services.dynamodb.model.PutRequest;
+import software.amazon.awssdk.services.dynamodb.model.RequestLimitExceededException;
 import software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException;
 import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
 import software.amazon.awssdk.services.dynamodb.model.ScanResponse;
@@ -143,7 +145,8 @@ class DynamoDbPurchaseRepository implements PurchaseRepository {
         }
         if (failure instanceof DynamoDbException e) {
             // Throttling and server errors pass; a validation error (4xx) is about the data.
-            return e.isThrottlingException() || e.statusCode() >= 500 || e instanceof ResourceNotFoundException;
+            return e.isThrottlingException() || e.statusCode() >= 500 || e instanceof ResourceNotFoundException
+                    || e instanceof ProvisionedThroughputExceededException || e instanceof RequestLimitExceededException;
         }
         return failure instanceof SdkException e && e.retryable();
     }
