@@ -86,20 +86,14 @@ stop_started() {
   STARTED_NAMES=()
 }
 
-# DynamoDB Local from Maven Central (copied once into target/dynamodb-local), in memory.
+# DynamoDB Local in memory, through purchases-service's scripts/dynamodb-local.sh (it resolves
+# DynamoDB Local and its native SQLite library from the purchases-service test classpath first,
+# which can take a minute on a cold build).
 start_dynamodb_local() {
-  local dir="$ROOT/target/dynamodb-local"
-  if [[ ! -f "$dir/DynamoDBLocal.jar" ]]; then
-    log "fetching DynamoDB Local and its native SQLite library into $dir"
-    (cd "$ROOT" && ./mvnw -B -ntp -q -f scripts/dynamodb-local/pom.xml dependency:copy-dependencies \
-        -DoutputDirectory="$dir" -Dmdep.stripVersion=true -DincludeScope=runtime) >"$RUN_DIR/dynamodb-fetch.log" 2>&1 \
-      || die "could not fetch DynamoDB Local; see $RUN_DIR/dynamodb-fetch.log"
-  fi
+  [[ -x "$ROOT/scripts/dynamodb-local.sh" ]] || die "scripts/dynamodb-local.sh is missing (it comes with purchases-service)"
   require_free_port "$DYNAMODB_LOCAL_PORT" "DynamoDB Local"
-  start_process dynamodb-local "$RUN_DIR/dynamodb-local.log" \
-    "$JAVA" -Djava.library.path="$dir" -cp "$dir/*" com.amazonaws.services.dynamodbv2.local.main.ServerRunner \
-      -inMemory -port "$DYNAMODB_LOCAL_PORT"
-  wait_until "DynamoDB Local" 60 port_in_use "$DYNAMODB_LOCAL_PORT"
+  start_process dynamodb-local "$RUN_DIR/dynamodb-local.log" "$ROOT/scripts/dynamodb-local.sh" "$DYNAMODB_LOCAL_PORT"
+  wait_until "DynamoDB Local" 300 port_in_use "$DYNAMODB_LOCAL_PORT"
 }
 
 wait_until() { # $1 = what, $2 = seconds, rest = probe
