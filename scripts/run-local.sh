@@ -3,7 +3,8 @@
 # (sharding + management plugins) and MariaDB run (scripts/local-services.sh), starts
 # purchase-api :8080, store-service :8081 and purchases-service :8082 from their jars (logs in
 # runs/local-<time>/), waits until each is ready, runs the load client (32 stores by default),
-# prints its summary, queries both GETs, and stops what it started, even on Ctrl-C or failure.
+# prints its summary, checks that every accepted purchase was stored and counted exactly once,
+# queries both GETs, and stops what it started, even on Ctrl-C or failure.
 #
 # Usage: scripts/run-local.sh [options] [-- extra load-client run options]
 #   --stores N              stores (default 32)
@@ -84,6 +85,10 @@ else
   start_platform "$profile"
 fi
 
+# purchases-service's database outlives a run: the check below compares what this run added.
+stored_before=0
+[[ "$stub" == true ]] || stored_before="$(stored_purchases)"
+
 client_args=(run --base-url "http://127.0.0.1:$API_PORT" --max-stores "$stores" --purchases-per-hour "$per_hour"
   --label "$label" --out "$RUN_DIR/result.json")
 [[ "$csv" == true ]] && client_args+=(--csv "$RUN_DIR/requests.csv")
@@ -91,6 +96,8 @@ log "load client: ${client_args[*]} ${extra[*]:-}"
 status=0
 "$JAVA" -jar "$(jar_of load-client)" "${client_args[@]}" "${extra[@]}" || status=$?
 [[ $status -eq 0 ]] || die "the load client failed (exit $status); no request succeeded or bad options"
+
+[[ "$stub" == true ]] || check_every_purchase_arrived_once "$RUN_DIR/result.json" "$stored_before"
 
 # The counts reach store-service asynchronously through the broker: poll until store 1 has sales.
 api="http://127.0.0.1:$API_PORT"

@@ -165,3 +165,33 @@ start_stub() {
   start_process stub-api "$RUN_DIR/stub-api.log" "$JAVA" -jar "$(jar_of load-client)" stub --port "$API_PORT"
   wait_until "the stub API" 30 port_in_use "$API_PORT"
 }
+
+# The number of purchases purchases-service has stored, from its operator endpoint.
+stored_purchases() {
+  curl -sf "http://127.0.0.1:$PURCHASES_PORT/purchases/count" | sed -n 's/.*"count" *: *\([0-9][0-9]*\).*/\1/p'
+}
+
+# The number of purchases store-service has counted since it started, from its metrics.
+counted_purchases() {
+  curl -sf "http://127.0.0.1:$STORE_PORT/actuator/prometheus" \
+    | awk '/^store_purchases_applied_total/ { sum += $2 } END { printf "%d\n", sum }'
+}
+
+# The end-to-end promise, checked after a run: every purchase the API accepted (201) is stored
+# once by purchases-service and counted once by store-service; none lost, none twice.
+# $1 = the load client's result JSON, $2 = the stored count before the run.
+check_every_purchase_arrived_once() {
+  local accepted stored counted
+  accepted="$(sed -n 's/^ *"successful" *: *\([0-9][0-9]*\).*/\1/p' "$1" | head -n 1)"
+  for ((t = 0; t < 120; t++)); do
+    stored=$(( $(stored_purchases) - $2 ))
+    counted="$(counted_purchases)"
+    [[ "$stored" -eq "$accepted" && "$counted" -eq "$accepted" ]] && break
+    sleep 0.5
+  done
+  if [[ "$stored" -eq "$accepted" && "$counted" -eq "$accepted" ]]; then
+    log "pipeline check: $accepted purchases accepted, $stored stored by purchases-service, $counted counted by store-service: none lost, none twice"
+  else
+    die "pipeline check FAILED: $accepted purchases accepted, but $stored stored by purchases-service and $counted counted by store-service (after 60 s)"
+  fi
+}
