@@ -1,0 +1,40 @@
+package com.supermarket.loadclient.run;
+
+import org.HdrHistogram.Histogram;
+
+import com.supermarket.loadclient.result.LatencySummary;
+
+/**
+ * Turns a microsecond histogram plus the exact count, sum and max into a {@link LatencySummary}
+ * in milliseconds. Stateless.
+ */
+final class LatencyStats {
+
+    private LatencyStats() {
+    }
+
+    static LatencySummary summarize(Histogram micros, long exactCount, long exactSumMicros, long exactMaxMicros) {
+        if (exactCount == 0) {
+            return LatencySummary.empty();
+        }
+        return new LatencySummary(exactCount,
+                exactSumMicros / (double) exactCount / 1000.0,
+                percentileMicros(micros, 50.0, exactMaxMicros) / 1000.0,
+                percentileMicros(micros, 99.0, exactMaxMicros) / 1000.0,
+                percentileMicros(micros, 99.9, exactMaxMicros) / 1000.0,
+                exactMaxMicros / 1000.0);
+    }
+
+    /**
+     * The nearest-rank percentile: the upper edge of the bucket holding the value of rank
+     * ceil(p/100 * n), capped at the exact maximum so that no percentile exceeds the max.
+     */
+    static long percentileMicros(Histogram micros, double percentile, long exactMaxMicros) {
+        return Math.min(micros.getValueAtPercentile(percentile), exactMaxMicros);
+    }
+
+    /** A fresh auto-resizing histogram with the precision the recorders use. */
+    static Histogram newHistogram() {
+        return new Histogram(3);
+    }
+}

@@ -1,0 +1,150 @@
+package com.supermarket.loadclient.run;
+
+import java.io.PrintStream;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.LocalDate;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
+import java.time.format.ResolverStyle;
+import java.util.concurrent.Callable;
+
+import com.supermarket.loadclient.result.ResultFiles;
+import com.supermarket.loadclient.result.RunParameters;
+import com.supermarket.loadclient.result.RunResult;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code run}: the standard client's load profile against a purchase API, with a summary on
+ * stdout and optional JSON and CSV results. Picocli fills the fields; not thread-safe.
+ */
+@Command(name = "run", mixinStandardHelpOptions = true, showDefaultValues = true, sortOptions = false,
+        description = {
+                "Sends the standard load profile: stores 1..maxStores, one virtual thread each, 9 hours of",
+                "purchases per store, staggered east (1/4 of the stores), central (1/4, once any store sent",
+                "3 hours) and west (1/2, at 5 hours). Closed loop unless --rate is given.",
+                "Exit status: 0 when at least one request succeeded, 2 when none did, 1 on bad usage." })
+public final class RunCommand implements Callable<Integer> {
+
+    @Spec
+    private CommandSpec spec;
+
+    @Option(names = { "-u", "--base-url" }, description = "Purchase API base URL.")
+    private String baseUrl = "http://localhost:8080";
+
+    @Option(names = { "-s", "--max-stores" }, description = "Stores 1..N, one thread each.")
+    private int maxStores = 32;
+
+    @Option(names = "--customers-per-store", description = "custID is uniform in [store*1000, store*1000+N).")
+    private int customersPerStore = 1000;
+
+    @Option(names = "--max-item-id", description = "ItemID is uniform in 1..N.")
+    private int maxItemId = 100_000;
+
+    @Option(names = { "-p", "--purchases-per-hour" }, description = "POSTs per store per hour (9 hours).")
+    private int purchasesPerHour = 300;
+
+    @Option(names = { "-i", "--items-per-purchase" }, description = "Items per purchase, 1..20.")
+    private int itemsPerPurchase = 5;
+
+    @Option(names = "--date", description = "Purchase date, yyyyMMdd.")
+    private String date = "20210101";
+
+    @Option(names = { "-l", "--label" }, description = "Names this setup in results and charts (e.g. the instance size).")
+    private String label = "local";
+
+    @Option(names = "--csv", paramLabel = "FILE", description = "Write one record per request: start_time_epoch_ms,request_type,latency_ms,response_code,store_id.")
+    private Path csv;
+
+    @Option(names = { "-o", "--out" }, paramLabel = "FILE.json", description = "Write the run's results as JSON (input of 'report').")
+    private Path out;
+
+    @Option(names = "--rate", paramLabel = "R", description = "Open model: R requests/s in total once every store is open (each store paced at R/maxStores); latency counted from each request's intended send time. 0 = closed loop.")
+    private double rate = 0;
+
+    @Option(names = "--get-ratio", description = "GET queries per POST, alternating /items/store/{own store} and /items/top10/{random item}. 0 = POSTs only.")
+    private double getRatio = 0;
+
+    @Option(names = "--timeout", paramLabel = "SECONDS", description = "Per-request timeout; a timeout counts as a failure.")
+    private double timeoutSeconds = 30;
+
+    @Option(names = "--progress", description = "Progress on stderr: ${COMPLETION-CANDIDATES}.")
+    private ProgressMode progress = ProgressMode.AUTO;
+
+    @Option(names = "--seed", description = "Random seed for ids (0 = a new one each run).")
+    private long seed = 0;
+
+    @Override
+    public Integer call() throws Exception {
+        RunSettings settings = settings();
+        PrintStream err = System.err;
+        RunResult result = new LoadRun(settings, LoadRun.newHttpClient(Duration.ofSeconds(5)), err).execute();
+        if (out != null) {
+            ResultFiles.write(result, out);
+        }
+        System.out.print(Summary.format(result));
+        if (out != null) {
+            System.out.println("  results      " + out);
+        }
+        if (csv != null) {
+            System.out.printf(java.util.Locale.ROOT, "  csv          %s (writer thread busy %.2f s of %.1f s)%n", csv,
+                    result.csvWriterBusySeconds(), result.wallTimeSeconds());
+        }
+        return result.successful() > 0 ? 0 : 2;
+    }
+
+    private RunSettings settings() {
+        require(maxStores >= 1, "--max-stores must be at least 1");
+        require(customersPerStore >= 1 && customersPerStore <= 1000,
+                "--customers-per-store must be 1..1000 (custID ranges of stores must not overlap)");
+        require(maxItemId >= 1, "--max-item-id must be at least 1");
+        require(purchasesPerHour >= 1, "--purchases-per-hour must be at least 1");
+        require(itemsPerPurchase >= 1 && itemsPerPurchase <= 20, "--items-per-purchase must be 1..20");
+        require(rate >= 0, "--rate must be 0 (closed loop) or positive");
+        require(getRatio >= 0, "--get-ratio must be 0 or positive");
+        require(timeoutSeconds > 0, "--timeout must be positive");
+        try {
+            LocalDate.parse(date, DateTimeFormatter.ofPattern("uuuuMMdd").withResolverStyle(ResolverStyle.STRICT));
+        } catch (DateTimeParseException e) {
+            throw new ParameterException(spec.commandLine(), "--date must be a real yyyyMMdd date: " + date);
+        }
+        URI uri;
+        try {
+            uri = URI.create(baseUrl);
+            require(uri.getScheme() != null && uri.getScheme().startsWith("http") && uri.getHost() != null,
+                    "--base-url must be an http(s) URL");
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), "--base-url is not a URL: " + baseUrl);
+        }
+        ProgressMode mode = progress == ProgressMode.AUTO ? (isTerminal() ? ProgressMode.BAR : ProgressMode.LINES) : progress;
+        RunParameters parameters = new RunParameters(maxStores, customersPerStore, maxItemId, purchasesPerHour,
+                itemsPerPurchase, date, getRatio, rate, timeoutSeconds);
+        return new RunSettings(uri, label, parameters, csv, mode, Duration.ofSeconds(1),
+                seed != 0 ? seed : System.nanoTime());
+    }
+
+    private void require(boolean condition, String message) {
+        if (!condition) {
+            throw new ParameterException(spec.commandLine(), message);
+        }
+    }
+
+    /** Java 22+ returns a Console even when redirected; ask it whether it is a terminal. */
+    private static boolean isTerminal() {
+        var console = System.console();
+        if (console == null) {
+            return false;
+        }
+        try {
+            return (Boolean) java.io.Console.class.getMethod("isTerminal").invoke(console);
+        } catch (ReflectiveOperationException e) {
+            return true;
+        }
+    }
+}

@@ -1,0 +1,44 @@
+package com.supermarket.loadclient.run;
+
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+
+import com.supermarket.loadclient.result.RunParameters;
+
+/**
+ * What one run needs besides the load profile. Immutable.
+ *
+ * @param baseUrl        the purchase API, e.g. {@code http://localhost:8080}
+ * @param label          names the setup in results and charts
+ * @param parameters     the load profile
+ * @param csv            file for one record per request, or null
+ * @param progress       progress display on stderr
+ * @param sampleInterval timeline and progress period (one second normally)
+ * @param seed           random seed for paths and bodies
+ */
+record RunSettings(URI baseUrl, String label, RunParameters parameters, Path csv, ProgressMode progress,
+        Duration sampleInterval, long seed) {
+
+    boolean openModel() {
+        return parameters.rate() > 0;
+    }
+
+    /** POSTs each store sends: nine hours of purchases. */
+    int postsPerStore() {
+        return Phase.HOURS_OPEN * parameters.purchasesPerHour();
+    }
+
+    /** GETs each store sends after {@code posts} POSTs; integer arithmetic keeps the total exact. */
+    long getsAfter(long posts) {
+        return posts * getRatioMillionths() / 1_000_000L;
+    }
+
+    long expectedRequests() {
+        return (long) parameters.maxStores() * (postsPerStore() + getsAfter(postsPerStore()));
+    }
+
+    private long getRatioMillionths() {
+        return Math.round(parameters.getRatio() * 1_000_000L);
+    }
+}

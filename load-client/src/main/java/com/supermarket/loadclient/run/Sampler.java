@@ -1,0 +1,134 @@
+package com.supermarket.loadclient.run;
+
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.atomic.LongAdder;
+
+import org.HdrHistogram.Histogram;
+
+import com.supermarket.loadclient.result.RequestType;
+import com.supermarket.loadclient.result.TimelinePoint;
+
+/**
+ * Once per interval, drains every store's recorders into per-type totals, appends a
+ * {@link TimelinePoint} and redraws the progress bar.
+ * <p>
+ * Thread-safety: {@link #sample()} is synchronized; it is called by the run's scheduler thread
+ * and, once the stores are done, one last time by the coordinating thread. The store threads
+ * never touch this class (they only write their own recorders and the lock-free counters).
+ */
+final class Sampler {
+
+    private static final int BAR_WIDTH = 30;
+    private static final int LINE_EVERY_SAMPLES = 10;
+
+    private final StoreMetrics[] stores;
+    private final FailureTally failures;
+    private final LongAdder completed;
+    private final long expectedRequests;
+    private final List<PhaseGate> gates;
+    private final long startNanos;
+    private final ProgressMode progress;
+    private final PrintStream err;
+    private final Map<RequestType, Histogram> totals = new EnumMap<>(RequestType.class);
+    private final List<TimelinePoint> timeline = new ArrayList<>();
+    private long lastNanos;
+    private long lastCompleted;
+    private long lastFailed;
+    private int samples;
+
+    Sampler(StoreMetrics[] stores, FailureTally failures, LongAdder completed, long expectedRequests,
+            List<PhaseGate> gates, long startNanos, ProgressMode progress, PrintStream err) {
+        this.stores = stores;
+        this.failures = failures;
+        this.completed = completed;
+        this.expectedRequests = expectedRequests;
+        this.gates = gates;
+        this.startNanos = startNanos;
+        this.progress = progress;
+        this.err = err;
+        this.lastNanos = startNanos;
+        for (RequestType type : RequestType.values()) {
+            totals.put(type, LatencyStats.newHistogram());
+        }
+    }
+
+    synchronized void sample() {
+        long now = System.nanoTime();
+        double seconds = Math.max(1e-9, (now - lastNanos) / 1e9);
+        long successes = 0;
+        Histogram posts = LatencyStats.newHistogram();
+        for (RequestType type : RequestType.values()) {
+            Histogram total = totals.get(type);
+            for (StoreMetrics store : stores) {
+                Histogram interval = store.intervalHistogram(type);
+                if (interval.getTotalCount() > 0) {
+                    total.add(interval);
+                    successes += interval.getTotalCount();
+                    if (type == RequestType.POST) {
+                        posts.add(interval);
+                    }
+                }
+            }
+        }
+        long failedNow = failures.total();
+        long completedNow = completed.sum();
+        timeline.add(new TimelinePoint((now - startNanos) / 1e9, successes / seconds,
+                (failedNow - lastFailed) / seconds,
+                posts.getTotalCount() == 0 ? 0 : posts.getValueAtPercentile(50.0) / 1000.0,
+                posts.getTotalCount() == 0 ? 0 : posts.getValueAtPercentile(99.0) / 1000.0,
+                posts.getMaxValue() / 1000.0, activeStores()));
+        printProgress(now, completedNow, (completedNow - lastCompleted) / seconds, failedNow);
+        lastNanos = now;
+        lastCompleted = completedNow;
+        lastFailed = failedNow;
+        samples++;
+    }
+
+    /** Ends the bar's line so the summary starts on a fresh one. */
+    synchronized void finish() {
+        if (progress == ProgressMode.BAR) {
+            err.println();
+        }
+    }
+
+    synchronized Histogram total(RequestType type) {
+        return totals.get(type).copy();
+    }
+
+    synchronized List<TimelinePoint> timeline() {
+        return List.copyOf(timeline);
+    }
+
+    private int activeStores() {
+        int active = 0;
+        for (PhaseGate gate : gates) {
+            if (gate.isOpen()) {
+                active += gate.phase().size();
+            }
+        }
+        return active;
+    }
+
+    private void printProgress(long now, long done, double rate, long failed) {
+        if (progress == ProgressMode.OFF || progress == ProgressMode.AUTO) {
+            return;
+        }
+        double fraction = expectedRequests == 0 ? 1 : Math.min(1.0, done / (double) expectedRequests);
+        long elapsed = (now - startNanos) / 1_000_000_000L;
+        String status = String.format(Locale.ROOT, "%5.1f%% %,d/%,d req  %,.0f req/s  errors %,d  stores %d/%d  %02d:%02d:%02d",
+                fraction * 100, done, expectedRequests, rate, failed, activeStores(), stores.length,
+                elapsed / 3600, elapsed / 60 % 60, elapsed % 60);
+        if (progress == ProgressMode.BAR) {
+            int filled = (int) Math.round(fraction * BAR_WIDTH);
+            err.print("\r[" + "#".repeat(filled) + " ".repeat(BAR_WIDTH - filled) + "] " + status + "  ");
+            err.flush();
+        } else if (samples % LINE_EVERY_SAMPLES == 0) {
+            err.println("[load-client] " + status);
+        }
+    }
+}

@@ -1,0 +1,53 @@
+package com.supermarket.loadclient.run;
+
+import java.util.Locale;
+import java.util.Map;
+
+import com.supermarket.loadclient.result.LatencySummary;
+import com.supermarket.loadclient.result.RequestType;
+import com.supermarket.loadclient.result.RunResult;
+
+/** Formats a run's result for people. Stateless. */
+final class Summary {
+
+    private Summary() {
+    }
+
+    static String format(RunResult result) {
+        StringBuilder text = new StringBuilder();
+        var p = result.parameters();
+        text.append(String.format(Locale.ROOT, "Run '%s': %d stores, %d purchases/hour/store, %s%s, %s%n",
+                result.label(), p.maxStores(), p.purchasesPerHour(), result.mode().equals("open") ? "open model at " : "closed loop",
+                result.mode().equals("open") ? String.format(Locale.ROOT, "%,.0f req/s", p.rate()) : "",
+                result.baseUrl()));
+        text.append(String.format(Locale.ROOT, "  successful   %,d%n", result.successful()));
+        text.append(String.format(Locale.ROOT, "  failed       %,d%s%n", result.failed(), failureDetail(result)));
+        text.append(String.format(Locale.ROOT, "  wall time    %,.1f s%n", result.wallTimeSeconds()));
+        text.append(String.format(Locale.ROOT, "  throughput   %,.1f req/s (successful: %,.1f req/s)%n",
+                result.throughput(), result.successThroughput()));
+        text.append(String.format(Locale.ROOT, "  latency ms   %10s %9s %9s %9s %9s %9s%n",
+                "count", "mean", "median", "p99", "p99.9", "max"));
+        for (RequestType type : RequestType.values()) {
+            LatencySummary l = result.latency().get(type);
+            if (l != null) {
+                text.append(String.format(Locale.ROOT, "  %-12s %,10d %9.2f %9.2f %9.2f %9.2f %9.2f%n",
+                        type.csvName(), l.count(), l.meanMs(), l.medianMs(), l.p99Ms(), l.p999Ms(), l.maxMs()));
+            }
+        }
+        result.phases().forEach(phase -> text.append(String.format(Locale.ROOT, "  phase %-7s stores %d..%d %s%n",
+                phase.name(), phase.firstStore(), phase.lastStore(),
+                phase.atSeconds() < 0 ? "did not start" : String.format(Locale.ROOT, "started at %.1f s", phase.atSeconds()))));
+        return text.toString();
+    }
+
+    private static String failureDetail(RunResult result) {
+        if (result.failed() == 0) {
+            return "";
+        }
+        return "  by status " + describe(result.failuresByStatus()) + ", by error " + describe(result.failuresByError());
+    }
+
+    private static String describe(Map<String, Long> counts) {
+        return counts.isEmpty() ? "{}" : counts.toString();
+    }
+}

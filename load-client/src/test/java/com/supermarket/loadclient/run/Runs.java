@@ -1,0 +1,28 @@
+package com.supermarket.loadclient.run;
+
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+
+import com.supermarket.loadclient.result.RunParameters;
+import com.supermarket.loadclient.result.RunResult;
+
+/** Test helpers that run the load profile quietly. */
+final class Runs {
+
+    private Runs() {
+    }
+
+    static RunParameters standard(int stores, int purchasesPerHour) {
+        return new RunParameters(stores, 1000, 100_000, purchasesPerHour, 5, "20210101", 0, 0, 10);
+    }
+
+    static RunResult run(URI baseUrl, RunParameters parameters, Path csv) throws InterruptedException {
+        RunSettings settings = new RunSettings(baseUrl, "test", parameters, csv, ProgressMode.OFF,
+                Duration.ofMillis(100), 42);
+        PrintStream quiet = new PrintStream(OutputStream.nullOutputStream());
+        return new LoadRun(settings, LoadRun.newHttpClient(Duration.ofSeconds(2)), quiet).execute();
+    }
+}

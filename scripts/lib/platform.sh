@@ -1,0 +1,197 @@
+# Shared by scripts/run-local.sh and scripts/benchmark.sh (sourced, not run): builds the jars if
+# they are missing or older than their sources, starts the three services (and DynamoDB Local
+# for the dynamodb profile) from their jars with logs in a run folder, waits for readiness, and
+# stops exactly what it started.
+# Expects: ROOT (repository root), RUN_DIR (folder for logs and results), JAVA (java binary).
+
+SERVICE_MODULES=(purchase-api store-service purchases-service)
+API_PORT="${API_PORT:-8080}"
+STORE_PORT="${STORE_PORT:-8081}"
+PURCHASES_PORT="${PURCHASES_PORT:-8082}"
+DYNAMODB_LOCAL_PORT="${DYNAMODB_LOCAL_PORT:-8000}"
+# Services share two cores with the client on a laptop-sized machine; cap their heaps.
+SERVICE_JAVA_OPTS="${SERVICE_JAVA_OPTS:--Xmx768m}"
+# A database of its own, so a run never meets a schema left by a development build in the
+# default "purchases" database (Flyway would refuse to start on a checksum mismatch).
+MYSQL_URL="${MYSQL_URL:-jdbc:mysql://127.0.0.1:3306/purchases_local?createDatabaseIfNotExist=true}"
+STARTED_PIDS=()
+STARTED_NAMES=()
+
+log() { printf '[%s] %s\n' "${SCRIPT_NAME:-platform}" "$*" >&2; }
+die() { log "ERROR: $*"; exit 1; }
+
+jar_of() { echo "$ROOT/$1/target/$1-0.1.0-SNAPSHOT.jar"; }
+
+# $@ = modules. Builds them (and what they need) when a jar is missing or any source or pom
+# is newer than it.
+build_if_needed() {
+  local stale="" modules
+  modules="$(IFS=,; echo "$*")"
+  for module in "$@"; do
+    local jar; jar="$(jar_of "$module")"
+    if [[ ! -f "$jar" ]]; then stale="$module (no jar)"; break; fi
+    if [[ -n "$(find "$ROOT/$module/src/main" "$ROOT/$module/pom.xml" "$ROOT/contract/src/main" "$ROOT/pom.xml" \
+                  -newer "$jar" -type f -print -quit 2>/dev/null)" ]]; then
+      stale="$module (sources changed)"; break
+    fi
+  done
+  if [[ -z "$stale" ]]; then
+    log "jars are up to date"
+    return 0
+  fi
+  log "building $modules ($stale): ./mvnw -B -ntp -DskipTests package -pl $modules -am"
+  (cd "$ROOT" && ./mvnw -B -ntp -q -DskipTests package -pl "$modules" -am) >"$RUN_DIR/build.log" 2>&1 \
+    || { tail -n 40 "$RUN_DIR/build.log" >&2; die "the build failed; see $RUN_DIR/build.log"; }
+}
+
+port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+require_free_port() { # $1 = port, $2 = who needs it
+  if port_in_use "$1"; then
+    die "port $1 (for $2) is already in use; stop what runs there, or set the *_PORT variables"
+  fi
+}
+
+# $1 = name, $2 = log file, rest = command (run with the environment already exported by the caller)
+start_process() {
+  local name="$1" logfile="$2"; shift 2
+  "$@" >"$logfile" 2>&1 &
+  STARTED_PIDS+=("$!")
+  STARTED_NAMES+=("$name")
+  log "started $name (pid $!), log $logfile"
+}
+
+# Stops what start_process started, last first; TERM, then KILL after 20 s.
+stop_started() {
+  local i pid
+  for ((i = ${#STARTED_PIDS[@]} - 1; i >= 0; i--)); do
+    pid="${STARTED_PIDS[$i]}"
+    if kill -0 "$pid" 2>/dev/null; then
+      log "stopping ${STARTED_NAMES[$i]} (pid $pid)"
+      kill -TERM "$pid" 2>/dev/null || true
+    fi
+  done
+  for ((i = ${#STARTED_PIDS[@]} - 1; i >= 0; i--)); do
+    pid="${STARTED_PIDS[$i]}"
+    for ((t = 0; t < 40; t++)); do
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.5
+    done
+    if kill -0 "$pid" 2>/dev/null; then
+      log "${STARTED_NAMES[$i]} (pid $pid) ignored TERM; killing it"
+      kill -KILL "$pid" 2>/dev/null || true
+    fi
+  done
+  STARTED_PIDS=()
+  STARTED_NAMES=()
+}
+
+# DynamoDB Local in memory, through purchases-service's scripts/dynamodb-local.sh (it resolves
+# DynamoDB Local and its native SQLite library from the purchases-service test classpath first,
+# which can take a minute on a cold build).
+start_dynamodb_local() {
+  [[ -x "$ROOT/scripts/dynamodb-local.sh" ]] || die "scripts/dynamodb-local.sh is missing (it comes with purchases-service)"
+  require_free_port "$DYNAMODB_LOCAL_PORT" "DynamoDB Local"
+  start_process dynamodb-local "$RUN_DIR/dynamodb-local.log" "$ROOT/scripts/dynamodb-local.sh" "$DYNAMODB_LOCAL_PORT"
+  wait_until "DynamoDB Local" 300 port_in_use "$DYNAMODB_LOCAL_PORT"
+}
+
+wait_until() { # $1 = what, $2 = seconds, rest = probe
+  local what="$1" seconds="$2"; shift 2
+  for ((t = 0; t < seconds * 2; t++)); do
+    if "$@" >/dev/null 2>&1; then return 0; fi
+    sleep 0.5
+  done
+  die "$what was not ready within ${seconds}s"
+}
+
+# $1 = name, $2 = port, $3 = pid: waits for /actuator/health/readiness to be UP, or the process to die.
+wait_ready() {
+  local name="$1" port="$2" pid="$3" url="http://127.0.0.1:$2/actuator/health/readiness"
+  for ((t = 0; t < 360; t++)); do
+    if ! kill -0 "$pid" 2>/dev/null; then
+      tail -n 8 "$RUN_DIR/$name.log" | cut -c1-600 >&2 || true
+      die "$name exited during startup; see $RUN_DIR/$name.log"
+    fi
+    if curl -sf "$url" 2>/dev/null | grep -q '"status":"UP"'; then
+      log "$name is ready ($url)"
+      return 0
+    fi
+    sleep 0.5
+  done
+  die "$name did not report UP at $url within 180s; see $RUN_DIR/$name.log"
+}
+
+# $1 = mysql|dynamodb. Starts store-service, purchases-service, purchase-api and waits for each.
+start_platform() {
+  local profile="$1"
+  for module in purchase-api store-service purchases-service; do
+    [[ -f "$(jar_of "$module")" ]] || die "$(jar_of "$module") is missing; is $module merged and built?"
+  done
+  require_free_port "$API_PORT" purchase-api
+  require_free_port "$STORE_PORT" store-service
+  require_free_port "$PURCHASES_PORT" purchases-service
+  if [[ "$profile" == dynamodb ]]; then
+    start_dynamodb_local
+  fi
+  # Any start order works (each service declares the topology); readiness is checked per service.
+  SERVER_PORT="$STORE_PORT" start_process store-service "$RUN_DIR/store-service.log" \
+    "$JAVA" $SERVICE_JAVA_OPTS -jar "$(jar_of store-service)"
+  local store_pid="${STARTED_PIDS[-1]}"
+  if [[ "$profile" == dynamodb ]]; then
+    # DynamoDB Local accepts any key pair; these are placeholders, not credentials.
+    SERVER_PORT="$PURCHASES_PORT" SPRING_PROFILES_ACTIVE=dynamodb \
+      DYNAMODB_ENDPOINT="http://127.0.0.1:$DYNAMODB_LOCAL_PORT" DYNAMODB_CREATE_TABLE=true \
+      AWS_REGION="${AWS_REGION:-us-east-1}" AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local \
+      start_process purchases-service "$RUN_DIR/purchases-service.log" \
+        "$JAVA" $SERVICE_JAVA_OPTS -jar "$(jar_of purchases-service)"
+  else
+    SERVER_PORT="$PURCHASES_PORT" SPRING_PROFILES_ACTIVE=mysql MYSQL_URL="$MYSQL_URL" \
+      start_process purchases-service "$RUN_DIR/purchases-service.log" \
+        "$JAVA" $SERVICE_JAVA_OPTS -jar "$(jar_of purchases-service)"
+  fi
+  local purchases_pid="${STARTED_PIDS[-1]}"
+  SERVER_PORT="$API_PORT" start_process purchase-api "$RUN_DIR/purchase-api.log" \
+    "$JAVA" $SERVICE_JAVA_OPTS -jar "$(jar_of purchase-api)"
+  local api_pid="${STARTED_PIDS[-1]}"
+  wait_ready store-service "$STORE_PORT" "$store_pid"
+  wait_ready purchases-service "$PURCHASES_PORT" "$purchases_pid"
+  wait_ready purchase-api "$API_PORT" "$api_pid"
+}
+
+# Starts the load client's built-in stub on API_PORT instead of the services (to try the scripts).
+start_stub() {
+  require_free_port "$API_PORT" "the stub API"
+  start_process stub-api "$RUN_DIR/stub-api.log" "$JAVA" -jar "$(jar_of load-client)" stub --port "$API_PORT"
+  wait_until "the stub API" 30 port_in_use "$API_PORT"
+}
+
+# The number of purchases purchases-service has stored, from its operator endpoint.
+stored_purchases() {
+  curl -sf "http://127.0.0.1:$PURCHASES_PORT/purchases/count" | sed -n 's/.*"count" *: *\([0-9][0-9]*\).*/\1/p'
+}
+
+# The number of purchases store-service has counted since it started, from its metrics.
+counted_purchases() {
+  curl -sf "http://127.0.0.1:$STORE_PORT/actuator/prometheus" \
+    | awk '/^store_purchases_applied_total/ { sum += $2 } END { printf "%d\n", sum }'
+}
+
+# The end-to-end promise, checked after a run: every purchase the API accepted (201) is stored
+# once by purchases-service and counted once by store-service; none lost, none twice.
+# $1 = the load client's result JSON, $2 = the stored count before the run.
+check_every_purchase_arrived_once() {
+  local accepted stored counted
+  accepted="$(sed -n 's/^ *"successful" *: *\([0-9][0-9]*\).*/\1/p' "$1" | head -n 1)"
+  for ((t = 0; t < 120; t++)); do
+    stored=$(( $(stored_purchases) - $2 ))
+    counted="$(counted_purchases)"
+    [[ "$stored" -eq "$accepted" && "$counted" -eq "$accepted" ]] && break
+    sleep 0.5
+  done
+  if [[ "$stored" -eq "$accepted" && "$counted" -eq "$accepted" ]]; then
+    log "pipeline check: $accepted purchases accepted, $stored stored by purchases-service, $counted counted by store-service: none lost, none twice"
+  else
+    die "pipeline check FAILED: $accepted purchases accepted, but $stored stored by purchases-service and $counted counted by store-service (after 60 s)"
+  fi
+}

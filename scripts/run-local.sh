@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# One-command local run of the whole pipeline: builds the jars if needed, makes sure RabbitMQ
+# (sharding + management plugins) and MariaDB run (scripts/local-services.sh), starts
+# purchase-api :8080, store-service :8081 and purchases-service :8082 from their jars (logs in
+# runs/local-<time>/), waits until each is ready, runs the load client (32 stores by default),
+# prints its summary, checks that every accepted purchase was stored and counted exactly once,
+# queries both GETs, and stops what it started, even on Ctrl-C or failure.
+#
+# Usage: scripts/run-local.sh [options] [-- extra load-client run options]
+#   --stores N              stores (default 32)
+#   --purchases-per-hour N  POSTs per store per hour, 9 hours per store (default 300)
+#   --label TEXT            label of the result (default local)
+#   --csv                   also write one record per request to the run folder
+#   --dynamodb              run purchases-service with the dynamodb profile, against a
+#                           DynamoDB Local (in memory, port 8000) that this script starts
+#   --keep-running          leave the services up afterwards (prints how to stop them)
+#   --stub                  try the script without the services: the load client's stub API
+#   --run-dir DIR           folder for logs and results (default runs/local-<UTC time>)
+#   -h, --help              this help
+# Environment: API_PORT, STORE_PORT, PURCHASES_PORT (8080..8082), DYNAMODB_LOCAL_PORT (8000),
+#   SERVICE_JAVA_OPTS (-Xmx768m), MYSQL_URL (jdbc:mysql://127.0.0.1:3306/purchases_local?
+#   createDatabaseIfNotExist=true), and the services' own variables (RABBITMQ_HOST, ...).
+set -euo pipefail
+
+SCRIPT_NAME=run-local
+if [[ "${1:-}" == "-h" || "${1:-}" == "--help" ]]; then
+  awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"
+  exit 0
+fi
+
+stores=32
+per_hour=300
+label=local
+csv=false
+profile=mysql
+keep_running=false
+stub=false
+run_dir=""
+extra=()
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --stores) stores="$2"; shift 2 ;;
+    --purchases-per-hour) per_hour="$2"; shift 2 ;;
+    --label) label="$2"; shift 2 ;;
+    --csv) csv=true; shift ;;
+    --dynamodb) profile=dynamodb; shift ;;
+    --keep-running) keep_running=true; shift ;;
+    --stub) stub=true; shift ;;
+    --run-dir) run_dir="$2"; shift 2 ;;
+    --) shift; extra=("$@"); break ;;
+    *) echo "unknown option: $1 (see --help)" >&2; exit 1 ;;
+  esac
+done
+
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+RUN_DIR="${run_dir:-$ROOT/runs/local-$(date -u +%Y%m%dT%H%M%SZ)}"
+mkdir -p "$RUN_DIR"
+RUN_DIR="$(cd "$RUN_DIR" && pwd)"
+JAVA_HOME="$("$ROOT/scripts/find-jdk.sh")"
+export JAVA_HOME
+JAVA="$JAVA_HOME/bin/java"
+# shellcheck source=lib/platform.sh
+source "$ROOT/scripts/lib/platform.sh"
+
+cleanup() {
+  local status=$?
+  trap - EXIT INT TERM
+  if [[ "$keep_running" == true && $status -eq 0 ]]; then
+    log "left running: ${STARTED_NAMES[*]:-nothing} (pids ${STARTED_PIDS[*]:-none}); stop with: kill ${STARTED_PIDS[*]:-}"
+  else
+    stop_started
+  fi
+  log "logs and results in $RUN_DIR"
+  exit "$status"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+if [[ "$stub" == true ]]; then build_if_needed load-client; else build_if_needed "${SERVICE_MODULES[@]}" load-client; fi
+if [[ "$stub" == true ]]; then
+  start_stub
+else
+  "$ROOT/scripts/local-services.sh"
+  start_platform "$profile"
+fi
+
+# purchases-service's database outlives a run: the check below compares what this run added.
+stored_before=0
+[[ "$stub" == true ]] || stored_before="$(stored_purchases)"
+
+client_args=(run --base-url "http://127.0.0.1:$API_PORT" --max-stores "$stores" --purchases-per-hour "$per_hour"
+  --label "$label" --out "$RUN_DIR/result.json")
+[[ "$csv" == true ]] && client_args+=(--csv "$RUN_DIR/requests.csv")
+log "load client: ${client_args[*]} ${extra[*]:-}"
+status=0
+"$JAVA" -jar "$(jar_of load-client)" "${client_args[@]}" "${extra[@]}" || status=$?
+[[ $status -eq 0 ]] || die "the load client failed (exit $status); no request succeeded or bad options"
+
+[[ "$stub" == true ]] || check_every_purchase_arrived_once "$RUN_DIR/result.json" "$stored_before"
+
+# The counts reach store-service asynchronously through the broker: poll until store 1 has sales.
+api="http://127.0.0.1:$API_PORT"
+store_items=""
+attempts=60
+[[ "$stub" == true ]] && attempts=1
+for ((t = 0; t < attempts; t++)); do
+  store_items="$(curl -s "$api/items/store/1" || true)"
+  [[ "$store_items" == *itemID* ]] && break
+  sleep 0.5
+done
+echo
+echo "GET /items/store/1"
+echo "  $store_items"
+item="$(sed -n 's/.*"itemID" *: *\([0-9][0-9]*\).*/\1/p' <<<"${store_items%%\}*}")"
+item="${item:-1}"
+echo "GET /items/top10/$item"
+echo "  $(curl -s "$api/items/top10/$item" || true)"
