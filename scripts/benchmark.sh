@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Benchmarks the local pipeline with the standard load profile at 32, 64, 128 and 256 stores:
 # builds if needed, ensures RabbitMQ and MariaDB run, starts the three services once, runs the
-# load client per store count, then writes the comparison table and charts. Everything (each
+# load client per store count (checking after each that every accepted purchase was stored and
+# counted exactly once), then writes the comparison table and charts. Everything (each
 # run's JSON, the service logs, report.md and the PNG charts) lands in one folder,
 # runs/benchmark-<UTC time>/. Stops what it started, even on Ctrl-C or failure.
 #
@@ -97,9 +98,11 @@ for stores in $store_counts; do
   first=false
   result="$RUN_DIR/$label-$stores.json"
   log "run: $stores stores, $per_hour purchases/hour/store"
+  [[ "$stub" == true ]] || { stored_before="$(stored_purchases)"; counted_before="$(counted_purchases)"; }
   "$JAVA" -jar "$(jar_of load-client)" run --base-url "http://127.0.0.1:$API_PORT" --max-stores "$stores" \
     --purchases-per-hour "$per_hour" --label "$label" --out "$result" --progress lines "${extra[@]}" \
     | tee "$RUN_DIR/$label-$stores.txt"
+  [[ "$stub" == true ]] || check_every_purchase_arrived_once "$result" "$stored_before" "$counted_before"
   results+=("$result")
 done
 

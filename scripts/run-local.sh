@@ -86,8 +86,8 @@ else
 fi
 
 # purchases-service's database outlives a run: the check below compares what this run added.
-stored_before=0
-[[ "$stub" == true ]] || stored_before="$(stored_purchases)"
+stored_before=0 counted_before=0
+[[ "$stub" == true ]] || { stored_before="$(stored_purchases)"; counted_before="$(counted_purchases)"; }
 
 client_args=(run --base-url "http://127.0.0.1:$API_PORT" --max-stores "$stores" --purchases-per-hour "$per_hour"
   --label "$label" --out "$RUN_DIR/result.json")
@@ -97,7 +97,7 @@ status=0
 "$JAVA" -jar "$(jar_of load-client)" "${client_args[@]}" "${extra[@]}" || status=$?
 [[ $status -eq 0 ]] || die "the load client failed (exit $status); no request succeeded or bad options"
 
-[[ "$stub" == true ]] || check_every_purchase_arrived_once "$RUN_DIR/result.json" "$stored_before"
+[[ "$stub" == true ]] || check_every_purchase_arrived_once "$RUN_DIR/result.json" "$stored_before" "$counted_before"
 
 # The counts reach store-service asynchronously through the broker: poll until store 1 has sales.
 api="http://127.0.0.1:$API_PORT"
