@@ -4,7 +4,7 @@ package com.supermarket.api.purchase;
 final class InvalidPurchaseException extends RuntimeException {
 
     /** Low-cardinality reason, the {@code reason} tag of {@code purchases.rejected}. */
-    enum Reason { STORE, CUSTOMER, DATE, BODY_SIZE, MALFORMED_JSON, ITEMS, ITEM_ID, QUANTITY }
+    enum Reason { STORE, CUSTOMER, DATE, BODY_SIZE, MALFORMED_JSON, ITEMS, ITEM_ID, QUANTITY, IDEMPOTENCY_KEY }
 
     private final Reason reason;
 

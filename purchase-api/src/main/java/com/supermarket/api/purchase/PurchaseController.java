@@ -17,6 +17,7 @@ import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
@@ -51,8 +52,10 @@ class PurchaseController {
     ResponseEntity<Map<String, String>> purchase(@PathVariable("storeID") String storeId,
                                                  @PathVariable("custID") String customerId,
                                                  @PathVariable("date") String date,
+                                                 @RequestHeader(name = "Idempotency-Key", required = false)
+                                                 String idempotencyKey,
                                                  HttpServletRequest request) throws IOException {
-        Purchase purchase = parser.parse(storeId, customerId, date, body(request));
+        Purchase purchase = parser.parse(storeId, customerId, date, body(request), idempotencyKey);
         publisher.publish(purchase);
         accepted.increment();
         // Content type fixed rather than negotiated: the purchase is already accepted, so an

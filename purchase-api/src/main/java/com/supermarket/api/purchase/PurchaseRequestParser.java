@@ -38,6 +38,7 @@ final class PurchaseRequestParser {
     private static final DateTimeFormatter DATE = DateTimeFormatter.ofPattern("uuuuMMdd")
             .withResolverStyle(ResolverStyle.STRICT);
     private static final int ECHO_LIMIT = 40;
+    static final int MAX_IDEMPOTENCY_KEY_LENGTH = 128;
 
     private final JsonMapper json = JsonMapper.builder()
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
@@ -58,11 +59,35 @@ final class PurchaseRequestParser {
     }
 
     Purchase parse(String storeId, String customerId, String date, byte[] body) {
+        return parse(storeId, customerId, date, body, null);
+    }
+
+    /**
+     * @param idempotencyKey the client's {@code Idempotency-Key} header, or null. With a key, the
+     *                       purchase id is derived from (store, key), so a till that retries after
+     *                       a 503 or a lost answer re-sends the same purchase id and the consumers
+     *                       store and count it once; without one, the id is random.
+     */
+    Purchase parse(String storeId, String customerId, String date, byte[] body, String idempotencyKey) {
         int store = storeId(storeId);
         int customer = customerId(customerId);
         LocalDate day = date(date);
         List<PurchaseItem> items = items(body);
-        return new Purchase(UUID.randomUUID(), store, customer, day, items, clock.instant());
+        return new Purchase(purchaseId(store, idempotencyKey), store, customer, day, items, clock.instant());
+    }
+
+    private static UUID purchaseId(int store, String idempotencyKey) {
+        if (idempotencyKey == null) {
+            return UUID.randomUUID();
+        }
+        if (idempotencyKey.isEmpty() || idempotencyKey.length() > MAX_IDEMPOTENCY_KEY_LENGTH
+                || !idempotencyKey.chars().allMatch(c -> c > 0x20 && c < 0x7f)) {
+            throw new InvalidPurchaseException(Reason.IDEMPOTENCY_KEY, "the Idempotency-Key header must be 1.."
+                    + MAX_IDEMPOTENCY_KEY_LENGTH + " visible ASCII characters");
+        }
+        // Scoped by store: two stores' tills may well number their receipts alike.
+        return UUID.nameUUIDFromBytes(("store " + store + " idempotency-key " + idempotencyKey)
+                .getBytes(java.nio.charset.StandardCharsets.UTF_8));
     }
 
     private int storeId(String raw) {

@@ -77,6 +77,28 @@ class PurchaseControllerTest {
     }
 
     @Test
+    void aRetryWithTheSameIdempotencyKeyCarriesTheSamePurchaseId() throws Exception {
+        String first = mvc.perform(post("/purchase/7/customer/7001/date/20210101")
+                        .header("Idempotency-Key", "till-3/receipt-981").content(ONE_ITEM))
+                .andExpect(status().isCreated()).andReturn().getResponse().getContentAsString();
+        String retry = mvc.perform(post("/purchase/7/customer/7001/date/20210101")
+                        .header("Idempotency-Key", "till-3/receipt-981").content(ONE_ITEM))
+                .andExpect(status().isCreated()).andReturn().getResponse().getContentAsString();
+
+        org.assertj.core.api.Assertions.assertThat(retry).isEqualTo(first).contains("purchaseId");
+    }
+
+    @Test
+    void answers400ForAnUnusableIdempotencyKeyAndPublishesNothing() throws Exception {
+        mvc.perform(post("/purchase/7/customer/7001/date/20210101")
+                        .header("Idempotency-Key", "k".repeat(129)).content(ONE_ITEM))
+                .andExpect(status().isBadRequest())
+                .andExpect(jsonPath("$.message", containsString("Idempotency-Key")));
+
+        verifyNoInteractions(publisher);
+    }
+
+    @Test
     void answers201WhateverTheAcceptHeader() throws Exception {
         mvc.perform(post("/purchase/1/customer/1000/date/20210101").accept("text/plain").content(ONE_ITEM))
                 .andExpect(status().isCreated());

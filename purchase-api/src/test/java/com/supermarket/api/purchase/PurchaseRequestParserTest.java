@@ -11,6 +11,7 @@ import java.time.LocalDate;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.util.unit.DataSize;
 
 class PurchaseRequestParserTest {
@@ -51,6 +52,32 @@ class PurchaseRequestParserTest {
 
         assertThat(parse("1", "1", "20210101", body).purchaseId())
                 .isNotEqualTo(parse("1", "1", "20210101", body).purchaseId());
+    }
+
+    @Test
+    void anIdempotencyKeyGivesARetryTheSamePurchaseIdWithinItsStore() {
+        byte[] body = "{\"items\":[{\"ItemID\":\"1\",\"numberOfItems\":1}]}".getBytes(StandardCharsets.UTF_8);
+
+        Purchase first = parser.parse("7", "7001", "20210101", body, "till-3/receipt-981");
+        Purchase retry = parser.parse("7", "7001", "20210101", body, "till-3/receipt-981");
+        Purchase otherStore = parser.parse("8", "8001", "20210101", body, "till-3/receipt-981");
+        Purchase otherKey = parser.parse("7", "7001", "20210101", body, "till-3/receipt-982");
+
+        assertThat(retry.purchaseId()).isEqualTo(first.purchaseId());
+        assertThat(otherStore.purchaseId()).isNotEqualTo(first.purchaseId());
+        assertThat(otherKey.purchaseId()).isNotEqualTo(first.purchaseId());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"", "has space", "t\u00e4ll"})
+    void rejectsAnUnusableIdempotencyKey(String key) {
+        byte[] body = "{\"items\":[{\"ItemID\":\"1\",\"numberOfItems\":1}]}".getBytes(StandardCharsets.UTF_8);
+
+        assertThatThrownBy(() -> parser.parse("7", "7001", "20210101", body, key))
+                .isInstanceOf(InvalidPurchaseException.class)
+                .hasMessageContaining("Idempotency-Key");
+        assertThatThrownBy(() -> parser.parse("7", "7001", "20210101", body, "k".repeat(129)))
+                .isInstanceOf(InvalidPurchaseException.class);
     }
 
     @ParameterizedTest(name = "storeID={0} custID={1} date={2} -> {3}")
