@@ -53,6 +53,20 @@ public final class Topology {
         return queue.startsWith(shardQueuePrefix(exchange));
     }
 
+    /**
+     * The routing key of a message holding purchases of {@code storeId} when purchases are
+     * batched over {@code buckets} routing buckets: every store of a bucket shares the key, so
+     * {@value #SHARDING_EXCHANGE_TYPE} still sends all of one store's purchases to one shard
+     * queue. Producers must agree on {@code buckets}; a change moves stores between shards, which
+     * the consumers tolerate (they deduplicate per purchase id, not per queue).
+     */
+    public static String routingKey(int storeId, int buckets) {
+        if (buckets < 1) {
+            throw new IllegalArgumentException("buckets must be at least 1: " + buckets);
+        }
+        return Integer.toString(Math.floorMod(storeId, buckets));
+    }
+
     /** The sharded exchanges, each consumed by one service. */
     public static final java.util.List<String> SHARDED_EXCHANGES = java.util.List.of(PURCHASE_EXCHANGE, STORE_EXCHANGE);
 
