@@ -70,4 +70,19 @@ class BrokerTopologyIT {
 
         await().atMost(Duration.ofSeconds(10)).until(() -> broker.messageCount(Topology.PARKING_QUEUE) == 1);
     }
+
+    @Test
+    void aParkedPoisonPurchaseLandsAloneInTheParkingQueueWithItsReason() throws Exception {
+        broker.applyTopology(1);
+        PurchaseBatch.Poison poison = new PurchaseBatch.Poison("{\"storeId\":0}".getBytes(), "storeId must be positive");
+        try (Connection connection = broker.newConnection(); Channel channel = connection.createChannel()) {
+            Parking.park(channel, poison, "sharding: storeX - n - 0", Duration.ofSeconds(5));
+
+            GetResponse parked = channel.basicGet(Topology.PARKING_QUEUE, true);
+            assertThat(parked.getBody()).isEqualTo(poison.json());
+            assertThat(parked.getProps().getHeaders().get(Parking.REASON_HEADER)).hasToString("storeId must be positive");
+            assertThat(parked.getProps().getHeaders().get(Parking.SOURCE_QUEUE_HEADER)).hasToString("sharding: storeX - n - 0");
+            assertThat(parked.getProps().getDeliveryMode()).isEqualTo(2);
+        }
+    }
 }
