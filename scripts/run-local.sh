@@ -114,5 +114,10 @@ echo "GET /items/store/1"
 echo "  $store_items"
 item="$(sed -n 's/.*"itemID" *: *\([0-9][0-9]*\).*/\1/p' <<<"${store_items%%\}*}")"
 item="${item:-1}"
+top_stores="$(curl -s "$api/items/top10/$item" || true)"
 echo "GET /items/top10/$item"
-echo "  $(curl -s "$api/items/top10/$item" || true)"
+echo "  $top_stores"
+if [[ "$stub" != true ]]; then
+  [[ "$store_items" == *itemID* ]] || die "GET /items/store/1 did not answer with items: $store_items"
+  [[ "$top_stores" == *storeID* ]] || die "GET /items/top10/$item did not answer with stores: $top_stores"
+fi

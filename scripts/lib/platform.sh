@@ -86,23 +86,30 @@ stop_started() {
   STARTED_NAMES=()
 }
 
-# DynamoDB Local in memory, through purchases-service's scripts/dynamodb-local.sh (it resolves
-# DynamoDB Local and its native SQLite library from the purchases-service test classpath first,
-# which can take a minute on a cold build).
+# DynamoDB Local in memory, through scripts/dynamodb-local.sh (the first start resolves DynamoDB
+# Local from Maven Central, which can take a minute; later ones take seconds).
 start_dynamodb_local() {
-  [[ -x "$ROOT/scripts/dynamodb-local.sh" ]] || die "scripts/dynamodb-local.sh is missing (it comes with purchases-service)"
   require_free_port "$DYNAMODB_LOCAL_PORT" "DynamoDB Local"
   start_process dynamodb-local "$RUN_DIR/dynamodb-local.log" "$ROOT/scripts/dynamodb-local.sh" "$DYNAMODB_LOCAL_PORT"
-  wait_until "DynamoDB Local" 300 port_in_use "$DYNAMODB_LOCAL_PORT"
+  wait_until dynamodb-local 300 port_in_use "$DYNAMODB_LOCAL_PORT"
 }
 
-wait_until() { # $1 = what, $2 = seconds, rest = probe
-  local what="$1" seconds="$2"; shift 2
+# $1 = the name start_process was given, $2 = seconds, rest = probe. Fails at once, with the end
+# of the process's log, if the process dies while it is waited for.
+wait_until() {
+  local name="$1" seconds="$2" pid="" i; shift 2
+  for ((i = 0; i < ${#STARTED_NAMES[@]}; i++)); do
+    [[ "${STARTED_NAMES[$i]}" == "$name" ]] && pid="${STARTED_PIDS[$i]}"
+  done
   for ((t = 0; t < seconds * 2; t++)); do
     if "$@" >/dev/null 2>&1; then return 0; fi
+    if [[ -n "$pid" ]] && ! kill -0 "$pid" 2>/dev/null; then
+      tail -n 30 "$RUN_DIR/$name.log" | cut -c1-600 >&2 || true
+      die "$name exited before it was ready; see $RUN_DIR/$name.log"
+    fi
     sleep 0.5
   done
-  die "$what was not ready within ${seconds}s"
+  die "$name was not ready within ${seconds}s; see $RUN_DIR/$name.log"
 }
 
 # $1 = name, $2 = port, $3 = pid: waits for /actuator/health/readiness to be UP, or the process to die.
@@ -163,7 +170,7 @@ start_platform() {
 start_stub() {
   require_free_port "$API_PORT" "the stub API"
   start_process stub-api "$RUN_DIR/stub-api.log" "$JAVA" -jar "$(jar_of load-client)" stub --port "$API_PORT"
-  wait_until "the stub API" 30 port_in_use "$API_PORT"
+  wait_until stub-api 30 port_in_use "$API_PORT"
 }
 
 # The number of purchases purchases-service has stored, from its operator endpoint.
