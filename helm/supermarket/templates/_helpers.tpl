@@ -231,3 +231,12 @@ spec:
         {{- toYaml . | nindent 8 }}
       {{- end }}
 {{- end }}
+
+{{/*
+The StorageClass of a volume: the component's own class, else global.storageClass. Takes
+(dict "root" $ "className" .Values.<component>.persistence.storageClassName). Empty: the
+cluster's default class.
+*/}}
+{{- define "supermarket.storageClass" -}}
+{{- .className | default .root.Values.global.storageClass }}
+{{- end }}

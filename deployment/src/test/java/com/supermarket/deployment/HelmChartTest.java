@@ -10,10 +10,12 @@ import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceAccount;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscaler;
 import io.fabric8.kubernetes.api.model.networking.v1.Ingress;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
@@ -168,6 +170,26 @@ class HelmChartTest {
         assertThat((Integer) cluster.get("spec", "replicas")).isEqualTo(3);
         assertThat((List<Object>) cluster.get("spec", "rabbitmq", "additionalPlugins")).contains("rabbitmq_sharding");
         assertThat((Map<Object, Object>) cluster.get("spec", "resources")).containsKeys("requests", "limits");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("valuesFiles")
+    void everyVolumeNamesAStorageClassThatTerraformCreates(String name, Path valuesFile) {
+        List<HasMetadata> objects = render(valuesFile);
+        List<String> classes = new ArrayList<>();
+        classes.add((String) rabbitmqCluster(objects).get("spec", "persistence", "storageClassName"));
+        ofKind(objects, PersistentVolumeClaim.class).forEach(c -> classes.add(c.getSpec().getStorageClassName()));
+        ofKind(objects, StatefulSet.class).forEach(s -> s.getSpec().getVolumeClaimTemplates()
+                .forEach(c -> classes.add(c.getSpec().getStorageClassName())));
+
+        List<String> created = TerraformFiles.blocks("resource").stream()
+                .filter(b -> b.labels().getFirst().equals("kubernetes_storage_class_v1"))
+                .peek(b -> assertThat(b.attribute("storage_provisioner")).isEqualTo("\"ebs.csi.aws.com\""))
+                .map(b -> b.nested("metadata").getFirst())
+                .map(metadata -> metadata.replaceAll("(?s).*?name\\s*=\\s*\"([^\"]+)\".*", "$1"))
+                .toList();
+        assertThat(classes).as("every volume names a class (EKS 1.30+ has no default one)")
+                .isNotEmpty().allSatisfy(c -> assertThat(c).isIn(created));
     }
 
     @ParameterizedTest(name = "{0}")
