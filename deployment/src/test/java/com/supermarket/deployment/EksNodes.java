@@ -71,20 +71,23 @@ final class EksNodes {
     /**
      * One pod per node of every DaemonSet the documented cluster runs (terraform/main.tf's
      * add-ons), with their requests as shipped, rounded up where a version differs: aws-node
-     * (VPC CNI with the network policy agent), kube-proxy, ebs-csi-node, eks-pod-identity-agent.
+     * (VPC CNI with the network policy agent), kube-proxy, ebs-csi-node, eks-pod-identity-agent,
+     * and kube-prometheus-stack's node exporter.
      * Each also takes one of the node's pod slots (host-network pods count against max pods).
      */
     static final List<Workloads.Pod> DAEMON_SETS = List.of(
             new Workloads.Pod("aws-node", 50, 64),
             new Workloads.Pod("kube-proxy", 100, 64),
             new Workloads.Pod("ebs-csi-node", 30, 120),
-            new Workloads.Pod("eks-pod-identity-agent", 25, 64));
+            new Workloads.Pod("eks-pod-identity-agent", 25, 64),
+            new Workloads.Pod("prometheus-node-exporter", 50, 64));
 
     /**
      * The cluster-wide pods of the documented set-up besides the chart (deploy/README.md's EKS
      * walkthrough): CoreDNS (2), the EBS CSI controller (2), the AWS Load Balancer Controller
-     * (2), metrics-server, the RabbitMQ Cluster Operator and the Cluster Autoscaler. Requests as
-     * shipped, or an upper estimate where the chart leaves them empty.
+     * (2), metrics-server, the RabbitMQ Cluster Operator, the Cluster Autoscaler and
+     * kube-prometheus-stack. Requests as shipped, or an upper estimate where the chart leaves them
+     * empty (the walkthrough sets the monitoring stack's to these values).
      */
     static final List<Workloads.Pod> CLUSTER_ADD_ONS = List.of(
             new Workloads.Pod("coredns", 100, 70),
@@ -95,7 +98,13 @@ final class EksNodes {
             new Workloads.Pod("aws-load-balancer-controller", 100, 128),
             new Workloads.Pod("metrics-server", 100, 200),
             new Workloads.Pod("rabbitmq-cluster-operator", 200, 500),
-            new Workloads.Pod("cluster-autoscaler", 100, 600));
+            new Workloads.Pod("cluster-autoscaler", 100, 600),
+            // kube-prometheus-stack (the ServiceMonitors, PrometheusRule and dashboard need it):
+            // Prometheus sized for this platform's few targets, Grafana, the operator, kube-state-metrics.
+            new Workloads.Pod("prometheus", 500, 2048),
+            new Workloads.Pod("grafana", 100, 256),
+            new Workloads.Pod("prometheus-operator", 100, 128),
+            new Workloads.Pod("kube-state-metrics", 50, 128));
 
     private EksNodes() {
     }
