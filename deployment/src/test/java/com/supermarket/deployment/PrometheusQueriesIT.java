@@ -59,7 +59,7 @@ class PrometheusQueriesIT {
     private static final int PROMETHEUS = BASE + 90;
     private static final String NODE = "supermarket-observability-it@localhost";
     private static final String RABBITMQ_BIN = System.getProperty("rabbitmq.bin", "/usr/lib/rabbitmq/bin");
-    private static final String DATABASE = System.getProperty("observability.database", "purchases_h_eks");
+    private static final String DATABASE = System.getProperty("observability.database", "purchases_observability_it");
     private static final Pattern SELECTOR = Pattern.compile("[a-zA-Z_:][a-zA-Z0-9_:]*(\\{[^}]*\\}|(?=\\[))");
 
     private static final int ACCEPTED = 40;
