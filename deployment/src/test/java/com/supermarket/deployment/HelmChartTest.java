@@ -215,6 +215,16 @@ class HelmChartTest {
     }
 
     @Test
+    void keepsTheAlbHealthCheckOnTheManagementPortWhatEverTheExtraAnnotationsSay() {
+        Ingress ingress = ofKind(HelmChart.objects(HelmChart.template(null, Map.of(
+                "purchaseApi.ingress.annotations.alb\\.ingress\\.kubernetes\\.io/healthcheck-port", "traffic-port"))),
+                Ingress.class).getFirst();
+
+        assertThat(ingress.getMetadata().getAnnotations())
+                .containsEntry("alb.ingress.kubernetes.io/healthcheck-port", "9090");
+    }
+
+    @Test
     void servesTheApiOverTlsFromTheAcmCertificateRedirectsHttpAndAcceptsOnlyTheGivenCidrs() {
         String certificate = "arn:aws:acm:us-east-1:123456789012:certificate/0a1b2c3d";
         Ingress ingress = ofKind(HelmChart.objects(HelmChart.template(null, Map.of(
