@@ -165,6 +165,17 @@ class PrometheusQueriesIT {
         });
     }
 
+    @Test
+    void actuatorAnswersOnlyOnTheManagementPortNeverOnTheApiPort() throws Exception {
+        for (int i = 0; i < 3; i++) {
+            for (String path : List.of("/actuator/health", "/actuator/prometheus")) {
+                assertThat(get("http://127.0.0.1:" + (API + i) + path).statusCode()).as("API port, " + path).isEqualTo(404);
+                assertThat(get("http://127.0.0.1:" + (MANAGEMENT + i) + path).statusCode()).as("management port, " + path)
+                        .isEqualTo(200);
+            }
+        }
+    }
+
     /** Accepted (201), rejected (400: no such store) and refused (503: the broker blocks publishers) purchases. */
     private static void makePurchases() throws Exception {
         for (int i = 0; i < ACCEPTED; i++) {
