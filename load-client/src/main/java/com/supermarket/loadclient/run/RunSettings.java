@@ -3,6 +3,7 @@ package com.supermarket.loadclient.run;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
 
 import com.supermarket.loadclient.result.RunParameters;
 
@@ -16,9 +17,19 @@ import com.supermarket.loadclient.result.RunParameters;
  * @param progress       progress display on stderr
  * @param sampleInterval timeline and progress period (one second normally)
  * @param seed           random seed for paths and bodies
+ * @param ioThreads      event loops carrying the connections
+ * @param watchedPids    other processes whose CPU time the run measures, by name
  */
 record RunSettings(URI baseUrl, String label, RunParameters parameters, Path csv, ProgressMode progress,
-        Duration sampleInterval, long seed) {
+        Duration sampleInterval, long seed, int ioThreads, Map<String, Long> watchedPids) {
+
+    RunSettings {
+        watchedPids = Map.copyOf(watchedPids);
+    }
+
+    RetryPolicy retryPolicy() {
+        return RetryPolicy.standard(parameters.retries());
+    }
 
     boolean openModel() {
         return parameters.rate() > 0;

@@ -14,11 +14,11 @@ import com.supermarket.loadclient.result.RequestType;
 import com.supermarket.loadclient.result.TimelinePoint;
 
 /**
- * Once per interval, drains every store's recorders into per-type totals, appends a
+ * Once per interval, drains every event loop's recorders into per-type totals, appends a
  * {@link TimelinePoint} and redraws the progress bar.
  * <p>
  * Thread-safety: {@link #sample()} is synchronized; it is called by the run's scheduler thread
- * and, once the stores are done, one last time by the coordinating thread. The store threads
+ * and, once the stores are done, one last time by the coordinating thread. The event loops
  * never touch this class (they only write their own recorders and the lock-free counters).
  */
 final class Sampler {
@@ -26,7 +26,8 @@ final class Sampler {
     private static final int BAR_WIDTH = 30;
     private static final int LINE_EVERY_SAMPLES = 10;
 
-    private final StoreMetrics[] stores;
+    private final LoopMetrics[] loops;
+    private final int maxStores;
     private final FailureTally failures;
     private final LongAdder completed;
     private final long expectedRequests;
@@ -41,9 +42,10 @@ final class Sampler {
     private long lastFailed;
     private int samples;
 
-    Sampler(StoreMetrics[] stores, FailureTally failures, LongAdder completed, long expectedRequests,
+    Sampler(LoopMetrics[] loops, int maxStores, FailureTally failures, LongAdder completed, long expectedRequests,
             List<PhaseGate> gates, long startNanos, ProgressMode progress, PrintStream err) {
-        this.stores = stores;
+        this.loops = loops;
+        this.maxStores = maxStores;
         this.failures = failures;
         this.completed = completed;
         this.expectedRequests = expectedRequests;
@@ -64,8 +66,8 @@ final class Sampler {
         Histogram posts = LatencyStats.newHistogram();
         for (RequestType type : RequestType.values()) {
             Histogram total = totals.get(type);
-            for (StoreMetrics store : stores) {
-                Histogram interval = store.intervalHistogram(type);
+            for (LoopMetrics loop : loops) {
+                Histogram interval = loop.intervalHistogram(type);
                 if (interval.getTotalCount() > 0) {
                     total.add(interval);
                     successes += interval.getTotalCount();
@@ -75,7 +77,7 @@ final class Sampler {
                 }
             }
         }
-        long failedNow = failures.total();
+        long failedNow = failures.failedAttempts();
         long completedNow = completed.sum();
         timeline.add(new TimelinePoint((now - startNanos) / 1e9, successes / seconds,
                 (failedNow - lastFailed) / seconds,
@@ -120,8 +122,8 @@ final class Sampler {
         }
         double fraction = expectedRequests == 0 ? 1 : Math.min(1.0, done / (double) expectedRequests);
         long elapsed = (now - startNanos) / 1_000_000_000L;
-        String status = String.format(Locale.ROOT, "%5.1f%% %,d/%,d req  %,.0f req/s  errors %,d  stores %d/%d  %02d:%02d:%02d",
-                fraction * 100, done, expectedRequests, rate, failed, activeStores(), stores.length,
+        String status = String.format(Locale.ROOT, "%5.1f%% %,d/%,d req  %,.0f req/s  failed attempts %,d  stores %d/%d  %02d:%02d:%02d",
+                fraction * 100, done, expectedRequests, rate, failed, activeStores(), maxStores,
                 elapsed / 3600, elapsed / 60 % 60, elapsed % 60);
         if (progress == ProgressMode.BAR) {
             int filled = (int) Math.round(fraction * BAR_WIDTH);

@@ -67,7 +67,7 @@ class ReportCommandTest {
     }
 
     private static RunResult result(String label, int stores, double throughput, double p99) {
-        RunParameters parameters = new RunParameters(stores, 1000, 100_000, 300, 5, "20210101", 0, 0, 30);
+        RunParameters parameters = new RunParameters(stores, 1000, 100_000, 300, 5, "20210101", 0, 0, 30, 0);
         long requests = stores * 9L * 300;
         List<TimelinePoint> timeline = List.of(
                 new TimelinePoint(1, throughput * 0.5, 0, p99 / 3, p99, p99 * 2, stores / 4),
@@ -78,6 +78,6 @@ class ReportCommandTest {
                 Map.of(RequestType.POST, new LatencySummary(requests, p99 / 4, p99 / 5, p99, p99 * 2, p99 * 4)),
                 List.of(new PhaseStart("east", 1, stores / 4, 0), new PhaseStart("central", stores / 4 + 1, stores / 2, 1),
                         new PhaseStart("west", stores / 2 + 1, stores, 2)),
-                timeline, 0);
+                timeline, 0, 0, 0, requests * 20e-6, Map.of("purchase-api", requests * 0.15e-3));
     }
 }

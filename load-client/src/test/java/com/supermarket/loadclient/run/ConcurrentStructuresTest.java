@@ -38,7 +38,7 @@ class ConcurrentStructuresTest {
             }
         });
 
-        assertThat(tally.total()).isEqualTo(THREADS * PER_THREAD);
+        assertThat(tally.failedAttempts()).isEqualTo(THREADS * PER_THREAD);
         assertThat(tally.byStatus()).containsExactly(Map.entry("503", THREADS * PER_THREAD / 2L));
         assertThat(tally.byError()).containsExactly(Map.entry("ConnectException", THREADS * PER_THREAD / 2L));
         long loggedLines = log.toString().lines().filter(line -> line.contains("request failed")).count();

@@ -68,7 +68,7 @@ class LoadRunTest {
     @Test
     void mixesInBothGetQueriesAtTheRequestedRatio() throws Exception {
         try (StubApi api = new StubApi(request -> request.method().equals("POST") ? 201 : 200)) {
-            RunParameters parameters = new RunParameters(4, 1000, 100_000, 10, 5, "20210101", 0.2, 0, 10);
+            RunParameters parameters = new RunParameters(4, 1000, 100_000, 10, 5, "20210101", 0.2, 0, 10, 0);
             RunResult result = Runs.run(api.baseUrl(), parameters, null);
 
             Map<String, Long> byKind = api.requests().stream().collect(Collectors.groupingBy(
@@ -193,7 +193,7 @@ class LoadRunTest {
             }
             return 201;
         })) {
-            RunParameters paced = new RunParameters(1, 1000, 100_000, 1, 5, "20210101", 0, 20, 10);
+            RunParameters paced = new RunParameters(1, 1000, 100_000, 1, 5, "20210101", 0, 20, 10, 0);
             RunResult result = Runs.run(api.baseUrl(), paced, csv);
 
             List<long[]> records = Files.readAllLines(csv).stream().skip(1).map(line -> line.split(","))
