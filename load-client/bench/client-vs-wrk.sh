@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# Measures the load client against wrk, side by side: starts the load client's stub API, then
+# alternately runs wrk and the load client against it with the same connection count (wrk -c N,
+# the client's -s N stores, one connection each) and the same kind of body (a 5-item purchase
+# POST), and prints both rates, their ratio, and the CPU each spends per request (the client's,
+# wrk's, and the stub's in each case). The client runs its standard profile (staggered phases,
+# closed loop), so its first quarter runs on a quarter of the connections: on a CPU-bound
+# machine that changes little, and it is what a benchmark run really does.
+#
+# Usage: load-client/bench/client-vs-wrk.sh [options]
+#   --connections N        wrk -c N and the client's -s N (default 256)
+#   --duration S           seconds of each wrk run (default 15)
+#   --purchases-per-hour N the client's -p (default 300: N x 2,700 requests)
+#   --threads N            wrk -t N and the client's --io-threads N (default 1)
+#   --stub-threads N       the stub's --io-threads (default 1)
+#   --rounds N             wrk + client pairs (default 2; this machine is noisy)
+#   --port P               the stub's port (default $STUB_PORT or 8090)
+#   --jar PATH             load-client jar to measure (default: this tree's, built if needed)
+#   -h, --help             this help
+# Environment: CLIENT_JAVA_OPTS, JVM options of the client (e.g. -Dio.netty.transport.noNative=true
+# to measure Netty's NIO transport instead of epoll).
+# Needs wrk (Debian: apt-get install wrk). Target: the client at >= 0.8x wrk's rate.
+set -euo pipefail
+
+SCRIPT_NAME=client-vs-wrk
+if [[ "${1:-}" == "-h" || "${1:-}" == "--help" ]]; then
+  awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"
+  exit 0
+fi
+
+connections=256
+duration=15
+per_hour=300
+threads=1
+stub_threads=1
+rounds=2
+port="${STUB_PORT:-8090}"
+jar=""
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --connections) connections="$2"; shift 2 ;;
+    --duration) duration="$2"; shift 2 ;;
+    --purchases-per-hour) per_hour="$2"; shift 2 ;;
+    --threads) threads="$2"; shift 2 ;;
+    --stub-threads) stub_threads="$2"; shift 2 ;;
+    --rounds) rounds="$2"; shift 2 ;;
+    --port) port="$2"; shift 2 ;;
+    --jar) jar="$2"; shift 2 ;;
+    *) echo "unknown option: $1 (see --help)" >&2; exit 1 ;;
+  esac
+done
+command -v wrk >/dev/null || { echo "wrk is not installed (Debian: apt-get install wrk)" >&2; exit 1; }
+
+ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
+RUN_DIR="$(mktemp -d /tmp/client-vs-wrk.XXXXXX)"
+JAVA_HOME="$("$ROOT/scripts/find-jdk.sh")"
+export JAVA_HOME
+JAVA="$JAVA_HOME/bin/java"
+API_PORT="$port"
+# shellcheck source=../../scripts/lib/platform.sh
+source "$ROOT/scripts/lib/platform.sh"
+trap 'stop_started; rm -rf "$RUN_DIR"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+if [[ -z "$jar" ]]; then build_if_needed load-client; jar="$(jar_of load-client)"; fi
+require_free_port "$port" "the stub API"
+start_process stub-api "$RUN_DIR/stub.log" "$JAVA" -jar "$jar" stub --port "$port" --io-threads "$stub_threads"
+stub_pid="${STARTED_PIDS[-1]}"
+wait_until "the stub API" 30 port_in_use "$port"
+
+body='{"items":[{"ItemID":"101","numberOfItems":1},{"ItemID":"20202","numberOfItems":1},{"ItemID":"30303","numberOfItems":1},{"ItemID":"40404","numberOfItems":1},{"ItemID":"99999","numberOfItems":1}]}'
+cat >"$RUN_DIR/post.lua" <<EOF
+wrk.method = "POST"
+wrk.path = "/purchase/1/customer/1000/date/20210101"
+wrk.headers["Content-Type"] = "application/json"
+wrk.body = '$body'
+EOF
+url="http://127.0.0.1:$port"
+ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }   # user + system, 1/100 s
+json_number() { sed -n "s/^ *\"$1\" *: *\([0-9.eE+-]*\).*/\1/p" "$2" | head -n 1; }
+
+log "warming up the stub (wrk, 5 s)"
+wrk -t"$threads" -c"$connections" -d5s -s "$RUN_DIR/post.lua" "$url" >/dev/null
+
+wrk_rates=() client_rates=()
+printf '%-6s %-12s %12s %14s %14s %10s\n' round tool "req/s" "tool CPU µs/req" "stub CPU µs/req" "load avg"
+for ((round = 1; round <= rounds; round++)); do
+  stub_before="$(ticks "$stub_pid")"
+  TIMEFORMAT='%U %S'
+  { time wrk -t"$threads" -c"$connections" -d"${duration}s" -s "$RUN_DIR/post.lua" "$url" >"$RUN_DIR/wrk.txt"; } 2>"$RUN_DIR/wrk-time.txt"
+  stub_after="$(ticks "$stub_pid")"
+  requests="$(awk '/requests in/ { print $1 }' "$RUN_DIR/wrk.txt")"
+  rate="$(awk '/Requests\/sec/ { print $2 }' "$RUN_DIR/wrk.txt")"
+  wrk_cpu="$(awk '{ print $1 + $2 }' "$RUN_DIR/wrk-time.txt")"
+  load="$(cut -d' ' -f1 /proc/loadavg)"
+  awk -v r="$round" -v rate="$rate" -v cpu="$wrk_cpu" -v n="$requests" -v stub="$((stub_after - stub_before))" -v loadavg="$load" \
+    'BEGIN { printf "%-6s %-12s %12.0f %14.1f %14.1f %10s\n", r, "wrk", rate, cpu * 1e6 / n, stub * 1e4 / n, loadavg }'
+  wrk_rates+=("$rate")
+
+  # shellcheck disable=SC2086 # the options are words
+  "$JAVA" ${CLIENT_JAVA_OPTS:-} -jar "$jar" run --base-url "$url" --max-stores "$connections" --purchases-per-hour "$per_hour" \
+    --io-threads "$threads" --progress off --label client-vs-wrk --watch-pid "stub=$stub_pid" \
+    --out "$RUN_DIR/client.json" >"$RUN_DIR/client.txt"
+  rate="$(json_number throughput "$RUN_DIR/client.json")"
+  requests="$(json_number successful "$RUN_DIR/client.json")"
+  client_cpu="$(json_number clientCpuSeconds "$RUN_DIR/client.json")"
+  stub_cpu="$(json_number stub "$RUN_DIR/client.json")"
+  load="$(cut -d' ' -f1 /proc/loadavg)"
+  awk -v r="$round" -v rate="$rate" -v cpu="$client_cpu" -v n="$requests" -v stub="$stub_cpu" -v loadavg="$load" \
+    'BEGIN { printf "%-6s %-12s %12.0f %14.1f %14.1f %10s\n", r, "load-client", rate, cpu * 1e6 / n, stub * 1e6 / n, loadavg }'
+  client_rates+=("$rate")
+done
+
+awk -v w="${wrk_rates[*]}" -v c="${client_rates[*]}" 'BEGIN {
+  n = split(w, ws, " "); split(c, cs, " ")
+  for (i = 1; i <= n; i++) { wsum += ws[i]; csum += cs[i] }
+  ratio = csum / wsum
+  printf "wrk %.0f req/s, load client %.0f req/s (means of %d rounds): the client reaches %.2fx wrk (target >= 0.8)\n",
+    wsum / n, csum / n, n, ratio
+}'
+log "client's CPU per request is measured from the first request to the last answer (JIT warm-up included, JVM start not)"
