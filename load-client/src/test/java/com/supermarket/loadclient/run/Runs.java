@@ -17,7 +17,11 @@ final class Runs {
     }
 
     static RunParameters standard(int stores, int purchasesPerHour) {
-        return new RunParameters(stores, 1000, 100_000, purchasesPerHour, 5, "20210101", 0, 0, 10, 0);
+        return standard(stores, purchasesPerHour, 0);
+    }
+
+    static RunParameters standard(int stores, int purchasesPerHour, int retries) {
+        return new RunParameters(stores, 1000, 100_000, purchasesPerHour, 5, "20210101", 0, 0, 10, retries);
     }
 
     static RunResult run(URI baseUrl, RunParameters parameters, Path csv) throws InterruptedException {
