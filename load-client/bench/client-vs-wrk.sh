@@ -67,7 +67,7 @@ if [[ -z "$jar" ]]; then build_if_needed load-client; jar="$(jar_of load-client)
 require_free_port "$port" "the stub API"
 start_process stub-api "$RUN_DIR/stub.log" "$JAVA" -jar "$jar" stub --port "$port" --io-threads "$stub_threads"
 stub_pid="${STARTED_PIDS[-1]}"
-wait_until "the stub API" 30 port_in_use "$port"
+wait_until stub-api 30 port_in_use "$port"
 
 body='{"items":[{"ItemID":"101","numberOfItems":1},{"ItemID":"20202","numberOfItems":1},{"ItemID":"30303","numberOfItems":1},{"ItemID":"40404","numberOfItems":1},{"ItemID":"99999","numberOfItems":1}]}'
 cat >"$RUN_DIR/post.lua" <<EOF
