@@ -26,6 +26,10 @@
 #                           --rate-stores stores; the report draws p50/p99 against offered load
 #   --rate-stores N         stores of the paced runs (default 256); a run lasts about
 #                           2,700 x N / R s at 300 purchases/hour, so lower -p for low rates
+#   --kill-api-after S      crash test: S seconds into each run, kill purchase-api with SIGKILL,
+#                           start it again --down-for seconds later (default 3), and fail unless
+#                           the run ends with 0 final failures (the tills retry) and the
+#                           pipeline check passes
 #   --run-dir DIR           output folder (default runs/benchmark-<UTC time>)
 #   -h, --help              this help
 # Environment: as scripts/run-local.sh (API_PORT, SERVICE_JAVA_OPTS, ...).
@@ -47,6 +51,8 @@ cpu_sizes=""
 cpus_shared=false
 rates=""
 rate_stores=256
+kill_api_after=""
+down_for=3
 run_dir=""
 extra=()
 while [[ $# -gt 0 ]]; do
@@ -61,6 +67,8 @@ while [[ $# -gt 0 ]]; do
     --cpus-shared) cpus_shared=true; shift ;;
     --rates) rates="$2"; shift 2 ;;
     --rate-stores) rate_stores="$2"; shift 2 ;;
+    --kill-api-after) kill_api_after="$2"; shift 2 ;;
+    --down-for) down_for="$2"; shift 2 ;;
     --run-dir) run_dir="$2"; shift 2 ;;
     --) shift; extra=("$@"); break ;;
     *) echo "unknown option: $1 (see --help)" >&2; exit 1 ;;
@@ -84,6 +92,7 @@ for size in $cpu_sizes; do
   [[ "$size" =~ ^[1-9][0-9]*$ && "$size" -le "$(nproc)" ]] || die "--cpus: $size is not a core count between 1 and $(nproc)"
 done
 [[ "$cpus_shared" == false || -n "$cpu_sizes" ]] || die "--cpus-shared needs --cpus"
+[[ -z "$kill_api_after" || "$stub" == false ]] || die "--kill-api-after needs the services, not --stub"
 
 # The shared broker and database, pinned only with --cpus-shared; their affinity is restored.
 SHARED_AFFINITY=()
@@ -143,10 +152,40 @@ run_once() {
   # shellcheck disable=SC2046 # watch_pid_options prints words
   "$JAVA" -jar "$(jar_of load-client)" run --base-url "http://127.0.0.1:$API_PORT" --max-stores "$stores" \
     --purchases-per-hour "$per_hour" --label "$series" --rate "$rate" --out "$result" --progress lines \
-    $(watch_pid_options) "${extra[@]}" | tee "$RUN_DIR/$name.txt"
+    $(watch_pid_options) "${extra[@]}" >"$RUN_DIR/$name.txt" &
+  local client_pid=$!
+  [[ -z "$kill_api_after" ]] || crash_and_restart_api "$client_pid"
+  wait "$client_pid" || true
+  cat "$RUN_DIR/$name.txt"
+  [[ -f "$result" ]] || die "the load client wrote no result; see $RUN_DIR/$name.txt"
   echo "$name: load average after the run $(cut -d' ' -f1-3 /proc/loadavg)" >>"$RUN_DIR/environment.txt"
   [[ "$stub" == true ]] || check_every_purchase_arrived_once "$result" "$stored_before" "$counted_before"
+  if [[ -n "$kill_api_after" ]]; then
+    local final
+    final="$(sed -n 's/^ *"failed" *: *\([0-9][0-9]*\).*/\1/p' "$result" | head -n 1)"
+    [[ "$final" == 0 ]] || die "crash test: the run had $final final failures after purchase-api's restart"
+    log "crash test: 0 final failures across purchase-api's kill -9 and restart"
+  fi
   results+=("$result")
+}
+
+# $1 = the client's pid. Kills purchase-api with SIGKILL kill_api_after seconds into the run and
+# starts it again down_for seconds later, while the client keeps going.
+crash_and_restart_api() {
+  local i api_pid=""
+  sleep "$kill_api_after"
+  kill -0 "$1" 2>/dev/null || die "crash test: the run ended before the crash; lower --kill-api-after"
+  for ((i = 0; i < ${#STARTED_NAMES[@]}; i++)); do
+    [[ "${STARTED_NAMES[$i]}" == purchase-api ]] && api_pid="${STARTED_PIDS[$i]}"
+  done
+  log "crash test: killing purchase-api (pid $api_pid) with SIGKILL"
+  kill -KILL "$api_pid"
+  sleep "$down_for"
+  mv "$RUN_DIR/purchase-api.log" "$RUN_DIR/purchase-api-killed-$(date +%s).log"
+  SERVER_PORT="$API_PORT" start_process purchase-api "$RUN_DIR/purchase-api.log" \
+    "$JAVA" $SERVICE_JAVA_OPTS -jar "$(jar_of purchase-api)"
+  wait_ready purchase-api "$API_PORT" "${STARTED_PIDS[-1]}"
+  log "crash test: purchase-api is back"
 }
 
 # $1 = series label: starts the platform, runs every store count (or rate), stops it.

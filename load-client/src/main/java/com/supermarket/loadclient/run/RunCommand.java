@@ -34,8 +34,11 @@ import picocli.CommandLine.Spec;
                 "Exit status: 0 when at least one request succeeded, 2 when none did, 1 on bad usage." })
 public final class RunCommand implements Callable<Integer> {
 
-    /** 0.1 + 0.2 + ... + 3.2 + 5 + 5 s at most, half that at least: a restart of a service takes about 10 s. */
-    static final int RETRIES_RIDING_OUT_A_RESTART = 8;
+    /**
+     * Waits of 0.1 + 0.2 + ... + 6.4 + 8 + 8 + 8 s at most (37 s), half that at least (18 s): a
+     * killed purchase-api took 10-29 s to be back on this shared machine.
+     */
+    static final int RETRIES_RIDING_OUT_A_RESTART = 10;
 
     @Spec
     private CommandSpec spec;
@@ -81,8 +84,8 @@ public final class RunCommand implements Callable<Integer> {
 
     @Option(names = "--retries", paramLabel = "N", description = {
             "Extra attempts of a failed request (429, 5xx, timeout, lost connection; not other 4xx), after an",
-            "exponential backoff from 100 ms doubling to at most 5 s, half of it random, and never sooner than",
-            "the server's Retry-After. The default rides out about 8-16 s of outage, a service restart, as a",
+            "exponential backoff from 100 ms doubling to at most 8 s, half of it random, and never sooner than",
+            "the server's Retry-After. The default rides out 18-37 s of outage, a service restart, as a",
             "till would; 0 = count every failure and move on, as the original client did." })
     private int retries = RETRIES_RIDING_OUT_A_RESTART;
 
