@@ -28,7 +28,7 @@ record RetryPolicy(int retries, Duration baseDelay, Duration maxDelay) {
     static final Duration MAX_RETRY_AFTER = Duration.ofSeconds(60);
 
     static RetryPolicy standard(int retries) {
-        return new RetryPolicy(retries, Duration.ofMillis(100), Duration.ofSeconds(8));
+        return new RetryPolicy(retries, Duration.ofMillis(100), Duration.ofSeconds(10));
     }
 
     static boolean retryableStatus(int status) {

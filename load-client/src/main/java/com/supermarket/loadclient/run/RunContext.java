@@ -6,10 +6,11 @@ import java.util.concurrent.ThreadLocalRandom;
 /**
  * What every store of a run shares besides its counters: the run's id (the prefix of its
  * idempotency keys, new for every run so that two runs with the same {@code --seed} never share
- * a key), the mapping of {@code nanoTime} to wall-clock time, and whether any request has
- * succeeded yet.
+ * a key), the mapping of {@code nanoTime} to wall-clock time, whether any request has
+ * succeeded yet, and whether retrying is still worth it.
  * <p>
- * Thread-safety: immutable except the success flag, which is volatile and only ever set.
+ * Thread-safety: immutable except two volatile flags: the success flag is only ever set (by the
+ * stores), the retry flag is written by the sampler alone.
  */
 final class RunContext {
 
@@ -17,6 +18,7 @@ final class RunContext {
     private final long startNanos;
     private final long startEpochMillis;
     private volatile boolean anySucceeded;
+    private volatile boolean retrying = true;
 
     RunContext(long startNanos, long startEpochMillis) {
         this.id = HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextLong());
@@ -41,5 +43,16 @@ final class RunContext {
 
     boolean anySucceeded() {
         return anySucceeded;
+    }
+
+    /** False while no request has succeeded for {@link Sampler#GIVE_UP_AFTER_NANOS}: the server is gone. */
+    boolean retrying() {
+        return retrying;
+    }
+
+    void retrying(boolean worthIt) {
+        if (retrying != worthIt) {
+            retrying = worthIt;
+        }
     }
 }

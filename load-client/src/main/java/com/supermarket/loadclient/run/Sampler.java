@@ -23,6 +23,13 @@ import com.supermarket.loadclient.result.TimelinePoint;
  */
 final class Sampler {
 
+    /**
+     * With no success for this long, retries stop (and start again with the next success), so a
+     * server that is gone for good ends the run in minutes instead of each store waiting out
+     * its whole backoff on every purchase. Longer than a full backoff series (about 63 s).
+     */
+    static final long GIVE_UP_AFTER_NANOS = 120_000_000_000L;
+
     private static final int BAR_WIDTH = 30;
     private static final int LINE_EVERY_SAMPLES = 10;
 
@@ -37,13 +44,17 @@ final class Sampler {
     private final PrintStream err;
     private final Map<RequestType, Histogram> totals = new EnumMap<>(RequestType.class);
     private final List<TimelinePoint> timeline = new ArrayList<>();
+    private final RunContext run;
     private long lastNanos;
+    private long lastSuccessNanos;
     private long lastCompleted;
     private long lastFailed;
     private int samples;
 
     Sampler(LoopMetrics[] loops, int maxStores, FailureTally failures, LongAdder completed, long expectedRequests,
-            List<PhaseGate> gates, long startNanos, ProgressMode progress, PrintStream err) {
+            List<PhaseGate> gates, long startNanos, ProgressMode progress, PrintStream err, RunContext run) {
+        this.run = run;
+        this.lastSuccessNanos = startNanos;
         this.loops = loops;
         this.maxStores = maxStores;
         this.failures = failures;
@@ -84,6 +95,10 @@ final class Sampler {
                 posts.getTotalCount() == 0 ? 0 : posts.getValueAtPercentile(50.0) / 1000.0,
                 posts.getTotalCount() == 0 ? 0 : posts.getValueAtPercentile(99.0) / 1000.0,
                 posts.getMaxValue() / 1000.0, activeStores()));
+        if (successes > 0) {
+            lastSuccessNanos = now;
+        }
+        run.retrying(now - lastSuccessNanos < GIVE_UP_AFTER_NANOS);
         printProgress(now, completedNow, (completedNow - lastCompleted) / seconds, failedNow);
         lastNanos = now;
         lastCompleted = completedNow;

@@ -176,7 +176,7 @@ final class StoreWorker implements HttpConnection.Listener {
         if (attempt == 1) {
             failures.firstTryFailed();
         }
-        if (retryable && attempt <= retry.retries()) {
+        if (retryable && attempt <= retry.retries() && run.retrying()) {
             failures.retried();
             connection.loop().schedule(this::send, retry.delayNanos(attempt, retryAfter, jitter), TimeUnit.NANOSECONDS);
             return;

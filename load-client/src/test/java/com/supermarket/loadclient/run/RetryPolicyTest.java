@@ -12,12 +12,12 @@ import org.junit.jupiter.api.Test;
 
 class RetryPolicyTest {
 
-    private final RetryPolicy policy = RetryPolicy.standard(10);
+    private final RetryPolicy policy = RetryPolicy.standard(12);
     private final SplittableRandom random = new SplittableRandom(7);
 
     @Test
     void backsOffExponentiallyWithHalfOfEachStepRandomUpToTheCap() {
-        long[] steps = { 100, 200, 400, 800, 1600, 3200, 6400, 8000, 8000, 8000 };
+        long[] steps = { 100, 200, 400, 800, 1600, 3200, 6400, 10000, 10000, 10000, 10000, 10000 };
         for (int attempt = 1; attempt <= steps.length; attempt++) {
             long step = Duration.ofMillis(steps[attempt - 1]).toNanos();
             for (int i = 0; i < 1000; i++) {
