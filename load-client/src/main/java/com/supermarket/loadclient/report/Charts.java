@@ -78,7 +78,7 @@ final class Charts {
         XYSeries p99 = chart.addSeries("POST p99 ms", t, points.stream().mapToDouble(TimelinePoint::postP99Ms).toArray());
         p99.setMarker(SeriesMarkers.NONE);
         p99.setYAxisGroup(1);
-        XYSeries errors = chart.addSeries("failed req/s", t,
+        XYSeries errors = chart.addSeries("failed attempts/s", t,
                 points.stream().mapToDouble(TimelinePoint::errorsPerSecond).toArray());
         errors.setMarker(SeriesMarkers.NONE);
         errors.setYAxisGroup(0);
