@@ -38,6 +38,8 @@ final class HttpConnection {
     }
 
     private static final int ERROR_BODY_CHARS = 200;
+    private static final byte[] POST = "POST ".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] GET = "GET ".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] HTTP11_HOST = " HTTP/1.1\r\nHost: ".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] JSON_LENGTH = "\r\nContent-Type: application/json\r\nContent-Length: "
             .getBytes(StandardCharsets.US_ASCII);
@@ -131,9 +133,6 @@ final class HttpConnection {
         }
         target.writeAndFlush(request, target.voidPromise());
     }
-
-    private static final byte[] POST = "POST ".getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] GET = "GET ".getBytes(StandardCharsets.US_ASCII);
 
     private static void writeDecimal(ByteBuf buffer, int value) {
         if (value >= 10) {
