@@ -15,7 +15,8 @@
 #   --stub-threads N       the stub's --io-threads (default 1)
 #   --rounds N             wrk + client pairs (default 2; this machine is noisy)
 #   --port P               the stub's port (default $STUB_PORT or 8090)
-#   --jar PATH             load-client jar to measure (default: this tree's, built if needed)
+#   --jar PATH             load-client jar to measure (default: this tree's, built if needed;
+#                          the stub always comes from this tree's jar)
 #   -h, --help             this help
 # Environment: CLIENT_JAVA_OPTS, JVM options of the client (e.g. -Dio.netty.transport.noNative=true
 # to measure Netty's NIO transport instead of epoll).
@@ -63,9 +64,11 @@ trap 'stop_started; rm -rf "$RUN_DIR"' EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-if [[ -z "$jar" ]]; then build_if_needed load-client; jar="$(jar_of load-client)"; fi
+build_if_needed load-client
+jar="${jar:-$(jar_of load-client)}"
 require_free_port "$port" "the stub API"
-start_process stub-api "$RUN_DIR/stub.log" "$JAVA" -jar "$jar" stub --port "$port" --io-threads "$stub_threads"
+start_process stub-api "$RUN_DIR/stub-api.log" "$JAVA" -jar "$(jar_of load-client)" stub --port "$port" \
+  --io-threads "$stub_threads"
 stub_pid="${STARTED_PIDS[-1]}"
 wait_until stub-api 30 port_in_use "$port"
 
