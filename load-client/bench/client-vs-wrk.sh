@@ -86,6 +86,12 @@ json_number() { sed -n "s/^ *\"$1\" *: *\([0-9.eE+-]*\).*/\1/p" "$2" | head -n 1
 log "warming up the stub (wrk, 5 s)"
 wrk -t"$threads" -c"$connections" -d5s -s "$RUN_DIR/post.lua" "$url" >/dev/null
 
+# $1 = tool, $2 = req/s, $3 = its CPU seconds, $4 = requests, $5 = the stub's CPU ticks meanwhile
+row() {
+  awk -v r="$round" -v tool="$1" -v rate="$2" -v cpu="$3" -v n="$4" -v stub="$5" -v loadavg="$(cut -d' ' -f1 /proc/loadavg)" \
+    'BEGIN { printf "%-6s %-12s %12.0f %14.1f %14.1f %10s\n", r, tool, rate, cpu * 1e6 / n, stub * 1e4 / n, loadavg }'
+}
+
 wrk_rates=() client_rates=()
 printf '%-6s %-12s %12s %14s %14s %10s\n' round tool "req/s" "tool CPU µs/req" "stub CPU µs/req" "load avg"
 for ((round = 1; round <= rounds; round++)); do
@@ -96,9 +102,7 @@ for ((round = 1; round <= rounds; round++)); do
   requests="$(awk '/requests in/ { print $1 }' "$RUN_DIR/wrk.txt")"
   rate="$(awk '/Requests\/sec/ { print $2 }' "$RUN_DIR/wrk.txt")"
   wrk_cpu="$(awk '{ print $1 + $2 }' "$RUN_DIR/wrk-time.txt")"
-  load="$(cut -d' ' -f1 /proc/loadavg)"
-  awk -v r="$round" -v rate="$rate" -v cpu="$wrk_cpu" -v n="$requests" -v stub="$((stub_after - stub_before))" -v loadavg="$load" \
-    'BEGIN { printf "%-6s %-12s %12.0f %14.1f %14.1f %10s\n", r, "wrk", rate, cpu * 1e6 / n, stub * 1e4 / n, loadavg }'
+  row wrk "$rate" "$wrk_cpu" "$requests" "$((stub_after - stub_before))"
   wrk_rates+=("$rate")
 
   # The client's CPU as wrk's: the whole process, user + system (JVM start-up included, about
@@ -112,9 +116,7 @@ for ((round = 1; round <= rounds; round++)); do
   rate="$(json_number throughput "$RUN_DIR/client.json")"
   requests="$(json_number successful "$RUN_DIR/client.json")"
   client_cpu="$(tail -n 1 "$RUN_DIR/client-time.txt" | awk '{ print $1 + $2 }')"
-  load="$(cut -d' ' -f1 /proc/loadavg)"
-  awk -v r="$round" -v rate="$rate" -v cpu="$client_cpu" -v n="$requests" -v stub="$((stub_after - stub_before))" -v loadavg="$load" \
-    'BEGIN { printf "%-6s %-12s %12.0f %14.1f %14.1f %10s\n", r, "load-client", rate, cpu * 1e6 / n, stub * 1e4 / n, loadavg }'
+  row load-client "$rate" "$client_cpu" "$requests" "$((stub_after - stub_before))"
   grep 'client CPU' "$RUN_DIR/client.txt" | sed 's/^ */       in-run /' || true
   client_rates+=("$rate")
 done
