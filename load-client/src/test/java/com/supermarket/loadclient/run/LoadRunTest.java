@@ -148,6 +148,17 @@ class LoadRunTest {
     }
 
     @Test
+    void opensANewConnectionWhenTheServerClosedTheLastOne() throws Exception {
+        try (StubApi api = new StubApi(request -> 201).closingEachConnection()) {
+            RunResult result = Runs.run(api.baseUrl(), Runs.standard(4, 5), null);
+
+            assertThat(api.requests()).hasSize(4 * 9 * 5);
+            assertThat(result.successful()).isEqualTo(180);
+            assertThat(result.firstTryFailures()).isZero();
+        }
+    }
+
+    @Test
     void countsConnectionErrorsAsFailures() throws Exception {
         int closedPort;
         try (ServerSocket socket = new ServerSocket(0)) {

@@ -26,6 +26,7 @@ final class StubApi implements AutoCloseable {
     private final HttpServer server;
     private final ConcurrentLinkedQueue<Request> requests = new ConcurrentLinkedQueue<>();
     private final AtomicInteger arrivals = new AtomicInteger();
+    private volatile boolean closeEachConnection;
 
     StubApi(Responder responder) throws IOException {
         this(responder, null);
@@ -49,6 +50,9 @@ final class StubApi implements AutoCloseable {
                     Thread.currentThread().interrupt();
                     status = 500;
                 }
+                if (closeEachConnection) {
+                    exchange.getResponseHeaders().set("Connection", "close");
+                }
                 if (status == 503 && retryAfter != null) {
                     exchange.getResponseHeaders().set("Retry-After", retryAfter);
                 }
@@ -60,6 +64,12 @@ final class StubApi implements AutoCloseable {
             }
         });
         server.start();
+    }
+
+    /** Answers with {@code Connection: close} from now on, so every request needs a new connection. */
+    StubApi closingEachConnection() {
+        closeEachConnection = true;
+        return this;
     }
 
     URI baseUrl() {
