@@ -61,7 +61,7 @@ final class LoadRun {
             double cpuBefore = ProcessCpu.ownSeconds();
             Map<String, Double> othersBefore = ProcessCpu.secondsOf(settings.watchedPids());
             Sampler sampler = new Sampler(metrics, maxStores, failures, completed, settings.expectedRequests(), gates,
-                    startNanos, settings.progress(), err, run);
+                    startNanos, settings.progress(), err, run, settings.pauseRetriesAfter());
             List<List<StoreWorker>> storesOfLoop = new ArrayList<>();
             loops.forEach(loop -> storesOfLoop.add(new ArrayList<>()));
             for (int store = 1; store <= maxStores; store++) {

@@ -151,7 +151,7 @@ public final class RunCommand implements Callable<Integer> {
         RunParameters parameters = new RunParameters(maxStores, customersPerStore, maxItemId, purchasesPerHour,
                 itemsPerPurchase, date, getRatio, rate, timeoutSeconds, retries);
         return new RunSettings(uri, label, parameters, csv, mode, Duration.ofSeconds(1),
-                seed != 0 ? seed : System.nanoTime(), ioThreads, watchedPids);
+                seed != 0 ? seed : System.nanoTime(), ioThreads, watchedPids, RunSettings.PAUSE_RETRIES_AFTER);
     }
 
     private void require(boolean condition, String message) {

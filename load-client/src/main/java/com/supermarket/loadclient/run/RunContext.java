@@ -45,7 +45,7 @@ final class RunContext {
         return anySucceeded;
     }
 
-    /** False while no request has succeeded for {@link Sampler#GIVE_UP_AFTER_NANOS}: the server is gone. */
+    /** False while no request has succeeded for {@link RunSettings#pauseRetriesAfter()}: the server is gone. */
     boolean retrying() {
         return retrying;
     }

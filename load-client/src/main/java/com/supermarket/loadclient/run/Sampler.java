@@ -1,6 +1,7 @@
 package com.supermarket.loadclient.run;
 
 import java.io.PrintStream;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
@@ -23,12 +24,6 @@ import com.supermarket.loadclient.result.TimelinePoint;
  */
 final class Sampler {
 
-    /**
-     * With no success for this long, retries stop (and start again with the next success), so a
-     * server that is gone for good ends the run in minutes instead of each store waiting out
-     * its whole backoff on every purchase. Longer than a full backoff series (about 63 s).
-     */
-    static final long GIVE_UP_AFTER_NANOS = 120_000_000_000L;
 
     private static final int BAR_WIDTH = 30;
     private static final int LINE_EVERY_SAMPLES = 10;
@@ -45,6 +40,7 @@ final class Sampler {
     private final Map<RequestType, Histogram> totals = new EnumMap<>(RequestType.class);
     private final List<TimelinePoint> timeline = new ArrayList<>();
     private final RunContext run;
+    private final long pauseRetriesAfterNanos;
     private long lastNanos;
     private long lastSuccessNanos;
     private long lastCompleted;
@@ -52,8 +48,10 @@ final class Sampler {
     private int samples;
 
     Sampler(LoopMetrics[] loops, int maxStores, FailureTally failures, LongAdder completed, long expectedRequests,
-            List<PhaseGate> gates, long startNanos, ProgressMode progress, PrintStream err, RunContext run) {
+            List<PhaseGate> gates, long startNanos, ProgressMode progress, PrintStream err, RunContext run,
+            Duration pauseRetriesAfter) {
         this.run = run;
+        this.pauseRetriesAfterNanos = pauseRetriesAfter.toNanos();
         this.lastSuccessNanos = startNanos;
         this.loops = loops;
         this.maxStores = maxStores;
@@ -98,7 +96,7 @@ final class Sampler {
         if (successes > 0) {
             lastSuccessNanos = now;
         }
-        run.retrying(now - lastSuccessNanos < GIVE_UP_AFTER_NANOS);
+        run.retrying(now - lastSuccessNanos < pauseRetriesAfterNanos);
         printProgress(now, completedNow, (completedNow - lastCompleted) / seconds, failedNow);
         lastNanos = now;
         lastCompleted = completedNow;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.ServerSocket;
 import java.net.URI;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -61,6 +62,21 @@ class RetryingTillTest {
             assertThat(result.firstTryFailures()).isEqualTo(18);
             assertThat(result.retries()).isEqualTo(36);
             assertThat(result.failuresByStatus()).containsExactly(Map.entry("503", 54L));
+        }
+    }
+
+    @Test
+    void pausesRetriesWhileNothingHasSucceededForAWhile() throws Exception {
+        // Five purchases succeed, then the server refuses everything: after a second without a
+        // success the tills stop retrying, so the run ends instead of backing off for minutes.
+        try (StubApi api = new StubApi(request -> request.index() < 5 ? 201 : 503)) {
+            RunResult result = Runs.run(api.baseUrl(), Runs.standard(2, 10, 12), null, Duration.ofSeconds(1));
+
+            assertThat(result.successful()).isEqualTo(5);
+            assertThat(result.failed()).isEqualTo(2 * 90 - 5);
+            // Each store retried its first failure for about a second (a few attempts), then no more.
+            assertThat(result.retries()).isBetween(2L, 40L);
+            assertThat(result.firstTryFailures()).isEqualTo(2 * 90 - 5);
         }
     }
 

@@ -25,8 +25,13 @@ final class Runs {
     }
 
     static RunResult run(URI baseUrl, RunParameters parameters, Path csv) throws InterruptedException {
+        return run(baseUrl, parameters, csv, RunSettings.PAUSE_RETRIES_AFTER);
+    }
+
+    static RunResult run(URI baseUrl, RunParameters parameters, Path csv, Duration pauseRetriesAfter)
+            throws InterruptedException {
         RunSettings settings = new RunSettings(baseUrl, "test", parameters, csv, ProgressMode.OFF,
-                Duration.ofMillis(100), 42, 2, Map.of());
+                Duration.ofMillis(100), 42, 2, Map.of(), pauseRetriesAfter);
         PrintStream quiet = new PrintStream(OutputStream.nullOutputStream());
         return new LoadRun(settings, quiet).execute();
     }
