@@ -182,9 +182,8 @@ crash_and_restart_api() {
   kill -KILL "$api_pid"
   sleep "$down_for"
   mv "$RUN_DIR/purchase-api.log" "$RUN_DIR/purchase-api-killed-$(date +%s).log"
-  SERVER_PORT="$API_PORT" start_process purchase-api "$RUN_DIR/purchase-api.log" \
-    "$JAVA" $SERVICE_JAVA_OPTS -jar "$(jar_of purchase-api)"
-  wait_ready purchase-api "$API_PORT" "${STARTED_PIDS[-1]}"
+  start_purchase_api
+  wait_ready purchase-api "$API_MANAGEMENT_PORT" "${STARTED_PIDS[-1]}"
   log "crash test: purchase-api is back"
 }
 

@@ -169,12 +169,17 @@ start_platform() {
         "$JAVA" $SERVICE_JAVA_OPTS -jar "$(jar_of purchases-service)"
   fi
   local purchases_pid="${STARTED_PIDS[-1]}"
-  SERVER_PORT="$API_PORT" MANAGEMENT_PORT="$API_MANAGEMENT_PORT" start_process purchase-api "$RUN_DIR/purchase-api.log" \
-    "$JAVA" $SERVICE_JAVA_OPTS -jar "$(jar_of purchase-api)"
+  start_purchase_api
   local api_pid="${STARTED_PIDS[-1]}"
   wait_ready store-service "$STORE_MANAGEMENT_PORT" "$store_pid"
   wait_ready purchases-service "$PURCHASES_MANAGEMENT_PORT" "$purchases_pid"
   wait_ready purchase-api "$API_MANAGEMENT_PORT" "$api_pid"
+}
+
+# Starts purchase-api (also again after a crash test killed it); the caller waits for it.
+start_purchase_api() {
+  SERVER_PORT="$API_PORT" MANAGEMENT_PORT="$API_MANAGEMENT_PORT" start_process purchase-api "$RUN_DIR/purchase-api.log" \
+    "$JAVA" $SERVICE_JAVA_OPTS -jar "$(jar_of purchase-api)"
 }
 
 # Starts the load client's built-in stub on API_PORT instead of the services (to try the scripts).
