@@ -2,9 +2,11 @@
 # Benchmarks the local pipeline with the standard load profile at 32, 64, 128 and 256 stores:
 # builds if needed, ensures RabbitMQ and MariaDB run, starts the three services once, runs the
 # load client per store count (checking after each that every accepted purchase was stored and
-# counted exactly once), then writes the comparison table and charts. Everything (each
-# run's JSON, the service logs, report.md and the PNG charts) lands in one folder,
-# runs/benchmark-<UTC time>/. Stops what it started, even on Ctrl-C or failure.
+# counted exactly once), then writes the comparison table and charts. Every run records the CPU
+# seconds each process spent over it (the client, each service, the broker beam.smp, the
+# database mariadbd), and the report tables CPU milliseconds per purchase by process.
+# Everything (each run's JSON, the service logs, report.md and the PNG charts) lands in one
+# folder, runs/benchmark-<UTC time>/. Stops what it started, even on Ctrl-C or failure.
 #
 # Usage: scripts/benchmark.sh [options] [-- extra load-client run options]
 #   --stores "N ..."        store counts (default "32 64 128 256")
@@ -14,6 +16,20 @@
 #   --dynamodb              purchases-service with the dynamodb profile against DynamoDB Local
 #   --stub                  measure the load client alone, against its stub API
 #   --restart-each          restart the services before each store count (fresh state)
+#   --cpus "N ..."          one series per size: the services run on cores 0..N-1 only
+#                           (taskset at launch, so each JVM sizes itself for N cores), restarted
+#                           per size, labelled <label>-<N>cpu; the client is not limited
+#   --cpus-shared           with --cpus, also pin the running broker (beam.smp) and database
+#                           (mariadbd) to those cores for the runs, restoring their affinity
+#                           after: only on a machine nobody else uses, they are shared services
+#   --rates "R ..."         paced runs instead of closed-loop ones: --rate R at each R, at
+#                           --rate-stores stores; the report draws p50/p99 against offered load
+#   --rate-stores N         stores of the paced runs (default 256); a run lasts about
+#                           2,700 x N / R s at 300 purchases/hour, so lower -p for low rates
+#   --kill-api-after S      crash test: S seconds into each run, kill purchase-api with SIGKILL,
+#                           start it again --down-for seconds later (default 3), and fail unless
+#                           the run ends with 0 final failures (the tills retry) and the
+#                           pipeline check passes
 #   --run-dir DIR           output folder (default runs/benchmark-<UTC time>)
 #   -h, --help              this help
 # Environment: as scripts/run-local.sh (API_PORT, SERVICE_JAVA_OPTS, ...).
@@ -31,6 +47,12 @@ label=""
 profile=mysql
 stub=false
 restart_each=false
+cpu_sizes=""
+cpus_shared=false
+rates=""
+rate_stores=256
+kill_api_after=""
+down_for=3
 run_dir=""
 extra=()
 while [[ $# -gt 0 ]]; do
@@ -41,6 +63,12 @@ while [[ $# -gt 0 ]]; do
     --dynamodb) profile=dynamodb; shift ;;
     --stub) stub=true; shift ;;
     --restart-each) restart_each=true; shift ;;
+    --cpus) cpu_sizes="$2"; shift 2 ;;
+    --cpus-shared) cpus_shared=true; shift ;;
+    --rates) rates="$2"; shift 2 ;;
+    --rate-stores) rate_stores="$2"; shift 2 ;;
+    --kill-api-after) kill_api_after="$2"; shift 2 ;;
+    --down-for) down_for="$2"; shift 2 ;;
     --run-dir) run_dir="$2"; shift 2 ;;
     --) shift; extra=("$@"); break ;;
     *) echo "unknown option: $1 (see --help)" >&2; exit 1 ;;
@@ -60,10 +88,37 @@ JAVA="$JAVA_HOME/bin/java"
 # shellcheck source=lib/platform.sh
 source "$ROOT/scripts/lib/platform.sh"
 
+for size in $cpu_sizes; do
+  [[ "$size" =~ ^[1-9][0-9]*$ && "$size" -le "$(nproc)" ]] || die "--cpus: $size is not a core count between 1 and $(nproc)"
+done
+[[ "$cpus_shared" == false || -n "$cpu_sizes" ]] || die "--cpus-shared needs --cpus"
+[[ -z "$kill_api_after" || "$stub" == false ]] || die "--kill-api-after needs the services, not --stub"
+
+# The shared broker and database, pinned only with --cpus-shared; their affinity is restored.
+SHARED_AFFINITY=()
+pin_shared() { # $1 = core list
+  local name pid
+  for name in beam.smp mariadbd; do
+    pid="$(pgrep -o -x "$name" || true)"
+    [[ -n "$pid" ]] || die "--cpus-shared: no $name process to pin"
+    SHARED_AFFINITY+=("$pid:$(taskset -p "$pid" | awk '{ print $NF }')")
+    taskset -a -p -c "$1" "$pid" >/dev/null
+    log "pinned $name (pid $pid, all threads) to cores $1"
+  done
+}
+unpin_shared() {
+  local entry
+  for entry in "${SHARED_AFFINITY[@]}"; do
+    taskset -a -p "${entry#*:}" "${entry%%:*}" >/dev/null 2>&1 || true
+  done
+  SHARED_AFFINITY=()
+}
+
 cleanup() {
   local status=$?
   trap - EXIT INT TERM
   stop_started
+  unpin_shared
   log "results in $RUN_DIR"
   exit "$status"
 }
@@ -77,33 +132,98 @@ start() {
 
 if [[ "$stub" == true ]]; then build_if_needed load-client; else build_if_needed "${SERVICE_MODULES[@]}" load-client; fi
 [[ "$stub" == true ]] || "$ROOT/scripts/local-services.sh"
-start
 {
   echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo "host: $(uname -srm), $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GB"
   echo "profile: $profile  stub: $stub  purchases/hour: $per_hour  stores: $store_counts"
+  echo "cpus: ${cpu_sizes:-all} (shared broker and database pinned: $cpus_shared)  rates: ${rates:-closed loop}"
+  echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "commit: $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)"
 } >"$RUN_DIR/environment.txt"
 
-results=()
-first=true
-for stores in $store_counts; do
-  if [[ "$restart_each" == true && "$first" == false ]]; then
-    stop_started
-    # Keep the previous services' logs; the restarted ones write fresh files.
-    mkdir -p "$RUN_DIR/logs-before-$stores"
-    mv "$RUN_DIR"/*.log "$RUN_DIR/logs-before-$stores/"
-    start
-  fi
-  first=false
-  result="$RUN_DIR/$label-$stores.json"
-  log "run: $stores stores, $per_hour purchases/hour/store"
+# $1 = series label, $2 = stores, $3 = offered rate (0 = closed loop)
+run_once() {
+  local series="$1" stores="$2" rate="$3" name result stored_before counted_before
+  name="$series-$stores"
+  [[ "$rate" == 0 ]] || name="$name-rate$rate"
+  result="$RUN_DIR/$name.json"
+  log "run: $stores stores, $per_hour purchases/hour/store, ${series}, $([[ "$rate" == 0 ]] && echo closed loop || echo "paced at $rate req/s")"
   [[ "$stub" == true ]] || { stored_before="$(stored_purchases)"; counted_before="$(counted_purchases)"; }
+  # shellcheck disable=SC2046 # watch_pid_options prints words
   "$JAVA" -jar "$(jar_of load-client)" run --base-url "http://127.0.0.1:$API_PORT" --max-stores "$stores" \
-    --purchases-per-hour "$per_hour" --label "$label" --out "$result" --progress lines "${extra[@]}" \
-    | tee "$RUN_DIR/$label-$stores.txt"
+    --purchases-per-hour "$per_hour" --label "$series" --rate "$rate" --out "$result" --progress lines \
+    $(watch_pid_options) "${extra[@]}" >"$RUN_DIR/$name.txt" &
+  local client_pid=$!
+  [[ -z "$kill_api_after" ]] || crash_and_restart_api "$client_pid"
+  wait "$client_pid" || true
+  cat "$RUN_DIR/$name.txt"
+  [[ -f "$result" ]] || die "the load client wrote no result; see $RUN_DIR/$name.txt"
+  echo "$name: load average after the run $(cut -d' ' -f1-3 /proc/loadavg)" >>"$RUN_DIR/environment.txt"
   [[ "$stub" == true ]] || check_every_purchase_arrived_once "$result" "$stored_before" "$counted_before"
+  if [[ -n "$kill_api_after" ]]; then
+    local final
+    final="$(sed -n 's/^ *"failed" *: *\([0-9][0-9]*\).*/\1/p' "$result" | head -n 1)"
+    [[ "$final" == 0 ]] || die "crash test: the run had $final final failures after purchase-api's restart"
+    log "crash test: 0 final failures across purchase-api's kill -9 and restart"
+  fi
   results+=("$result")
-done
+}
+
+# $1 = the client's pid. Kills purchase-api with SIGKILL kill_api_after seconds into the run and
+# starts it again down_for seconds later, while the client keeps going.
+crash_and_restart_api() {
+  local i api_pid=""
+  sleep "$kill_api_after"
+  kill -0 "$1" 2>/dev/null || die "crash test: the run ended before the crash; lower --kill-api-after"
+  for ((i = 0; i < ${#STARTED_NAMES[@]}; i++)); do
+    [[ "${STARTED_NAMES[$i]}" == purchase-api ]] && api_pid="${STARTED_PIDS[$i]}"
+  done
+  log "crash test: killing purchase-api (pid $api_pid) with SIGKILL"
+  kill -KILL "$api_pid"
+  sleep "$down_for"
+  mv "$RUN_DIR/purchase-api.log" "$RUN_DIR/purchase-api-killed-$(date +%s).log"
+  start_purchase_api
+  wait_ready purchase-api "$API_MANAGEMENT_PORT" "${STARTED_PIDS[-1]}"
+  log "crash test: purchase-api is back"
+}
+
+# $1 = series label: starts the platform, runs every store count (or rate), stops it.
+run_series() {
+  local series="$1" first=true stores rate
+  start
+  if [[ -n "$rates" ]]; then
+    for rate in $rates; do run_once "$series" "$rate_stores" "$rate"; done
+  else
+    for stores in $store_counts; do
+      if [[ "$restart_each" == true && "$first" == false ]]; then
+        stop_started
+        # Keep the previous services' logs; the restarted ones write fresh files.
+        mkdir -p "$RUN_DIR/logs-before-$series-$stores"
+        mv "$RUN_DIR"/*.log "$RUN_DIR/logs-before-$series-$stores/"
+        start
+      fi
+      first=false
+      run_once "$series" "$stores" 0
+    done
+  fi
+  stop_started
+  mkdir -p "$RUN_DIR/logs-$series"
+  mv "$RUN_DIR"/*.log "$RUN_DIR/logs-$series/" 2>/dev/null || true
+}
+
+results=()
+if [[ -z "$cpu_sizes" ]]; then
+  run_series "$label"
+else
+  for size in $cpu_sizes; do
+    cores="0-$((size - 1))"
+    LAUNCH_PREFIX="taskset -c $cores"
+    [[ "$cpus_shared" == false ]] || pin_shared "$cores"
+    log "size $size cpu: services on cores $cores"
+    run_series "$label-${size}cpu"
+    unpin_shared
+  done
+  LAUNCH_PREFIX=""
+fi
 
 "$JAVA" -jar "$(jar_of load-client)" report --out-dir "$RUN_DIR" "${results[@]}"

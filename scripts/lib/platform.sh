@@ -57,9 +57,12 @@ require_free_port() { # $1 = port, $2 = who needs it
 }
 
 # $1 = name, $2 = log file, rest = command (run with the environment already exported by the caller)
+# LAUNCH_PREFIX (words, default none) goes before every command, e.g. "taskset -c 0": that is how
+# scripts/benchmark.sh --cpus runs the platform on fewer cores.
 start_process() {
   local name="$1" logfile="$2"; shift 2
-  "$@" >"$logfile" 2>&1 &
+  # shellcheck disable=SC2086 # the prefix is words
+  ${LAUNCH_PREFIX:-} "$@" >"$logfile" 2>&1 &
   STARTED_PIDS+=("$!")
   STARTED_NAMES+=("$name")
   log "started $name (pid $!), log $logfile"
@@ -166,12 +169,17 @@ start_platform() {
         "$JAVA" $SERVICE_JAVA_OPTS -jar "$(jar_of purchases-service)"
   fi
   local purchases_pid="${STARTED_PIDS[-1]}"
-  SERVER_PORT="$API_PORT" MANAGEMENT_PORT="$API_MANAGEMENT_PORT" start_process purchase-api "$RUN_DIR/purchase-api.log" \
-    "$JAVA" $SERVICE_JAVA_OPTS -jar "$(jar_of purchase-api)"
+  start_purchase_api
   local api_pid="${STARTED_PIDS[-1]}"
   wait_ready store-service "$STORE_MANAGEMENT_PORT" "$store_pid"
   wait_ready purchases-service "$PURCHASES_MANAGEMENT_PORT" "$purchases_pid"
   wait_ready purchase-api "$API_MANAGEMENT_PORT" "$api_pid"
+}
+
+# Starts purchase-api (also again after a crash test killed it); the caller waits for it.
+start_purchase_api() {
+  SERVER_PORT="$API_PORT" MANAGEMENT_PORT="$API_MANAGEMENT_PORT" start_process purchase-api "$RUN_DIR/purchase-api.log" \
+    "$JAVA" $SERVICE_JAVA_OPTS -jar "$(jar_of purchase-api)"
 }
 
 # Starts the load client's built-in stub on API_PORT instead of the services (to try the scripts).
@@ -215,4 +223,17 @@ check_every_purchase_arrived_once() {
   else
     die "pipeline check FAILED: $accepted purchases accepted, but $stored stored by purchases-service and $counted counted by store-service (no progress for 30 s)"
   fi
+}
+
+# Where a run's CPU goes: load-client --watch-pid options for every process start_process started
+# and for the local broker (beam.smp) and database (mariadbd) when they run on this machine.
+watch_pid_options() {
+  local i name pid
+  for ((i = 0; i < ${#STARTED_PIDS[@]}; i++)); do
+    printf -- '--watch-pid %s=%s ' "${STARTED_NAMES[$i]}" "${STARTED_PIDS[$i]}"
+  done
+  for name in beam.smp mariadbd; do
+    pid="$(pgrep -o -x "$name" 2>/dev/null || true)"
+    if [[ -n "$pid" ]]; then printf -- '--watch-pid %s=%s ' "$name" "$pid"; fi
+  done
 }

@@ -26,6 +26,14 @@ public final class LoadClient {
     public static void main(String[] args) {
         // Charts are drawn off-screen; no display is needed (or wanted) on servers.
         System.setProperty("java.awt.headless", "true");
+        // Netty's sampling leak detector costs CPU on every buffer; the client's buffers are
+        // released in one place each, and the tests run with the detector on.
+        System.setProperty("io.netty.leakDetection.level", "disabled");
+        // Netty 4.2's default adaptive allocator cost about 10% more CPU per request than the
+        // pooled one here (17.6 vs 15.8 µs, four alternating pairs against the stub).
+        if (System.getProperty("io.netty.allocator.type") == null) {
+            System.setProperty("io.netty.allocator.type", "pooled");
+        }
         System.exit(execute(args));
     }
 

@@ -34,12 +34,28 @@ final class Charts {
         XYChart chart = new XYChartBuilder().width(WIDTH).height(HEIGHT).title(title)
                 .xAxisTitle("stores").yAxisTitle(yTitle).build();
         style(chart);
-        Map<String, List<RunResult>> byLabel = new LinkedHashMap<>();
-        runs.forEach(run -> byLabel.computeIfAbsent(run.label(), k -> new java.util.ArrayList<>()).add(run));
-        byLabel.forEach((label, series) -> {
+        byLabel(runs).forEach((label, series) -> {
             double[] xs = series.stream().mapToDouble(run -> run.parameters().maxStores()).toArray();
             double[] ys = series.stream().mapToDouble(y).toArray();
             chart.addSeries(label, xs, ys).setMarker(SeriesMarkers.CIRCLE);
+        });
+        BitmapEncoder.saveBitmap(chart, png.toString(), BitmapEncoder.BitmapFormat.PNG);
+    }
+
+    /**
+     * p50 and p99 POST latency against the offered rate of paced runs, one pair of series per
+     * label (sorted by rate within a label): where the curve turns up is the platform's knee.
+     */
+    static void latencyVersusOfferedLoad(List<RunResult> runs, Path png) throws IOException {
+        XYChart chart = new XYChartBuilder().width(WIDTH).height(HEIGHT).title("POST latency vs offered load (paced)")
+                .xAxisTitle("offered requests/s").yAxisTitle("ms").build();
+        style(chart);
+        byLabel(runs).forEach((label, series) -> {
+            double[] xs = series.stream().mapToDouble(run -> run.parameters().rate()).toArray();
+            chart.addSeries(label + " p50", xs, series.stream().mapToDouble(run -> run.postLatency().medianMs()).toArray())
+                    .setMarker(SeriesMarkers.CIRCLE);
+            chart.addSeries(label + " p99", xs, series.stream().mapToDouble(run -> run.postLatency().p99Ms()).toArray())
+                    .setMarker(SeriesMarkers.DIAMOND);
         });
         BitmapEncoder.saveBitmap(chart, png.toString(), BitmapEncoder.BitmapFormat.PNG);
     }
@@ -62,7 +78,7 @@ final class Charts {
         XYSeries p99 = chart.addSeries("POST p99 ms", t, points.stream().mapToDouble(TimelinePoint::postP99Ms).toArray());
         p99.setMarker(SeriesMarkers.NONE);
         p99.setYAxisGroup(1);
-        XYSeries errors = chart.addSeries("failed req/s", t,
+        XYSeries errors = chart.addSeries("failed attempts/s", t,
                 points.stream().mapToDouble(TimelinePoint::errorsPerSecond).toArray());
         errors.setMarker(SeriesMarkers.NONE);
         errors.setYAxisGroup(0);
@@ -79,6 +95,13 @@ final class Charts {
         chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
         chart.getStyler().setLegendLayout(Styler.LegendLayout.Horizontal);
         BitmapEncoder.saveBitmap(chart, png.toString(), BitmapEncoder.BitmapFormat.PNG);
+    }
+
+    /** The runs grouped by label, in the order given. */
+    private static Map<String, List<RunResult>> byLabel(List<RunResult> runs) {
+        Map<String, List<RunResult>> byLabel = new LinkedHashMap<>();
+        runs.forEach(run -> byLabel.computeIfAbsent(run.label(), k -> new java.util.ArrayList<>()).add(run));
+        return byLabel;
     }
 
     private static void style(XYChart chart) {

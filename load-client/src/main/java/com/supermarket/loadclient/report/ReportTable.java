@@ -1,30 +1,70 @@
 package com.supermarket.loadclient.report;
 
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 
 import com.supermarket.loadclient.result.LatencySummary;
 import com.supermarket.loadclient.result.RunResult;
 
-/** Markdown table of several runs, one row each, sorted by label then stores. Stateless. */
+/** Markdown tables of several runs, one row each, in the order given. Stateless. */
 final class ReportTable {
+
+    /** The load client's own column in the CPU table. */
+    static final String CLIENT = "load-client";
 
     private ReportTable() {
     }
 
     static String markdown(List<RunResult> runs) {
         StringBuilder table = new StringBuilder();
-        table.append("| label | stores | mode | successful | failed | wall s | throughput req/s | successful req/s "
-                + "| POST mean ms | median ms | p99 ms | p99.9 ms | max ms |\n");
-        table.append("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        table.append("| label | stores | mode | offered req/s | successful | failed | first tries failed | retries "
+                + "| wall s | throughput req/s | successful req/s | POST mean ms | median ms | p99 ms | p99.9 ms | max ms |\n");
+        table.append("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (RunResult run : runs) {
             LatencySummary post = run.postLatency();
             table.append(String.format(Locale.ROOT,
-                    "| %s | %d | %s | %,d | %,d | %.1f | %,.0f | %,.0f | %.1f | %.1f | %.1f | %.1f | %.1f |%n",
-                    run.label(), run.parameters().maxStores(), run.mode(), run.successful(), run.failed(),
-                    run.wallTimeSeconds(), run.throughput(), run.successThroughput(), post.meanMs(), post.medianMs(),
-                    post.p99Ms(), post.p999Ms(), post.maxMs()));
+                    "| %s | %d | %s | %s | %,d | %,d | %,d | %,d | %.1f | %,.0f | %,.0f | %.1f | %.1f | %.1f | %.1f | %.1f |%n",
+                    run.label(), run.parameters().maxStores(), run.mode(), offered(run), run.successful(), run.failed(),
+                    run.firstTryFailures(), run.retries(), run.wallTimeSeconds(), run.throughput(),
+                    run.successThroughput(), post.meanMs(), post.medianMs(), post.p99Ms(), post.p999Ms(), post.maxMs()));
         }
         return table.toString();
+    }
+
+    /**
+     * Milliseconds of CPU per successful request, per process (the client, then the processes it
+     * watched, by name), and their total: where each run's CPU went.
+     */
+    static String cpuMarkdown(List<RunResult> runs) {
+        Set<String> processes = new LinkedHashSet<>();
+        processes.add(CLIENT);
+        runs.stream().flatMap(run -> run.processCpuSeconds().keySet().stream()).sorted().forEach(processes::add);
+        StringBuilder table = new StringBuilder("| label | stores | mode | offered req/s |");
+        processes.forEach(process -> table.append(' ').append(process).append(" |"));
+        table.append(" total |\n|---|---:|---|---:|");
+        table.append("---:|".repeat(processes.size() + 1)).append('\n');
+        for (RunResult run : runs) {
+            table.append(String.format(Locale.ROOT, "| %s | %d | %s | %s |", run.label(), run.parameters().maxStores(),
+                    run.mode(), offered(run)));
+            double total = 0;
+            for (String process : processes) {
+                double seconds = process.equals(CLIENT) ? run.clientCpuSeconds()
+                        : run.processCpuSeconds().getOrDefault(process, Double.NaN);
+                if (Double.isNaN(seconds) || run.successful() == 0) {
+                    table.append(" - |");
+                } else {
+                    total += seconds;
+                    table.append(String.format(Locale.ROOT, " %.3f |", seconds * 1000 / run.successful()));
+                }
+            }
+            table.append(run.successful() == 0 ? " - |\n" : String.format(Locale.ROOT, " %.3f |%n", total * 1000 / run.successful()));
+        }
+        return table.toString();
+    }
+
+    private static String offered(RunResult run) {
+        return run.mode().equals("open") ? String.format(Locale.ROOT, "%,.0f", run.parameters().rate()) : "-";
     }
 }

@@ -12,7 +12,8 @@ package com.supermarket.loadclient.result;
  * @param getRatio          GET queries sent per POST (0 = POSTs only)
  * @param rate              open-model target requests/s with every store open; 0 = closed loop
  * @param timeoutSeconds    per-request timeout
+ * @param retries           extra attempts of a failed request (0 = never retry)
  */
 public record RunParameters(int maxStores, int customersPerStore, int maxItemId, int purchasesPerHour,
-        int itemsPerPurchase, String date, double getRatio, double rate, double timeoutSeconds) {
+        int itemsPerPurchase, String date, double getRatio, double rate, double timeoutSeconds, int retries) {
 }

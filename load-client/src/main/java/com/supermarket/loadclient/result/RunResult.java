@@ -15,24 +15,32 @@ import java.util.Map;
  * @param parameters         the load profile
  * @param startedAt          wall-clock start
  * @param wallTimeSeconds    from the first request to the last answer
- * @param successful         requests answered 2xx
- * @param failed             requests answered 4xx/5xx, or that failed to connect or timed out
+ * @param successful         requests answered 2xx (at the first attempt or a retry)
+ * @param failed             requests that failed for good: answered 4xx/5xx, failed to connect or
+ *                           timed out at their last attempt (the final failures)
  * @param throughput         all completed requests per second of wall time (the original
  *                           study's figure)
  * @param successThroughput  successful requests per second of wall time
- * @param failuresByStatus   failed requests by HTTP status code
- * @param failuresByError    failed requests by error kind (exception class), no status
+ * @param failuresByStatus   failed attempts by HTTP status code (first tries and retries)
+ * @param failuresByError    failed attempts by error kind (exception class), no status
  * @param latency            per request type (types never sent are absent)
  * @param phases             when each time-zone phase started
  * @param timeline           per-second samples, for the over-time chart
  * @param csvWriterBusySeconds time the CSV writer thread spent formatting and writing (0 without
  *                           {@code --csv}); off the store threads, but it shares the CPU
+ * @param firstTryFailures   requests whose first attempt failed (retried or not)
+ * @param retries            attempts sent again after a failure
+ * @param clientCpuSeconds   CPU time of the load client's process from the first request to
+ *                           the last answer (all its threads, user + system)
+ * @param processCpuSeconds  CPU time (user + system) of other processes over the same interval,
+ *                           by name, as asked with {@code --watch-pid}; empty if none were asked
  */
 public record RunResult(String label, String baseUrl, String mode, RunParameters parameters, Instant startedAt,
         double wallTimeSeconds, long successful, long failed, double throughput, double successThroughput,
         Map<String, Long> failuresByStatus, Map<String, Long> failuresByError,
         Map<RequestType, LatencySummary> latency, List<PhaseStart> phases, List<TimelinePoint> timeline,
-        double csvWriterBusySeconds) {
+        double csvWriterBusySeconds, long firstTryFailures, long retries, double clientCpuSeconds,
+        Map<String, Double> processCpuSeconds) {
 
     public RunResult {
         failuresByStatus = Map.copyOf(failuresByStatus);
@@ -40,6 +48,8 @@ public record RunResult(String label, String baseUrl, String mode, RunParameters
         latency = Map.copyOf(latency);
         phases = List.copyOf(phases);
         timeline = List.copyOf(timeline);
+        // Result files written before these were measured have none.
+        processCpuSeconds = processCpuSeconds == null ? Map.of() : Map.copyOf(processCpuSeconds);
     }
 
     /** POST latency, or an empty summary if no POST succeeded. */

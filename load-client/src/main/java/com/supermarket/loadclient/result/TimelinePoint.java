@@ -5,7 +5,8 @@ package com.supermarket.loadclient.result;
  *
  * @param atSeconds         end of the sampled interval, seconds since the run started
  * @param requestsPerSecond successful requests per second (all types) in the interval
- * @param errorsPerSecond   failed requests per second in the interval
+ * @param errorsPerSecond   failed attempts per second in the interval (with retries, a failed
+ *                          attempt may still end in a success)
  * @param postP50Ms         median POST latency in the interval (0 when none completed)
  * @param postP99Ms         99th percentile POST latency in the interval
  * @param postMaxMs         highest POST latency in the interval

@@ -10,9 +10,10 @@ import java.util.concurrent.atomic.LongAdder;
 import com.supermarket.loadclient.result.RequestType;
 
 /**
- * Counts failed requests by HTTP status and by error kind, and logs them to stderr at most
+ * Counts failed attempts by HTTP status and by error kind, and logs them to stderr at most
  * once per second (the rest are counted as suppressed and mentioned in the next line), so a
- * dead server cannot flood the terminal.
+ * dead server cannot flood the terminal. Also counts, per request, whether its first attempt
+ * failed, how many retries it took, and whether it failed for good.
  * <p>
  * Thread-safe and lock-free on the counting path: {@link ConcurrentHashMap} of {@link LongAdder}s.
  */
@@ -23,7 +24,10 @@ final class FailureTally {
 
     private final ConcurrentHashMap<String, LongAdder> byStatus = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, LongAdder> byError = new ConcurrentHashMap<>();
-    private final LongAdder total = new LongAdder();
+    private final LongAdder failedAttempts = new LongAdder();
+    private final LongAdder firstTryFailures = new LongAdder();
+    private final LongAdder retries = new LongAdder();
+    private final LongAdder finalFailures = new LongAdder();
     private final AtomicLong nextLogNanos = new AtomicLong(System.nanoTime());
     private final AtomicLong suppressed = new AtomicLong();
     private final PrintStream log;
@@ -42,8 +46,37 @@ final class FailureTally {
         log(() -> type.csvName() + " " + path + " -> " + error);
     }
 
-    long total() {
-        return total.sum();
+    /** A request's first attempt failed. */
+    void firstTryFailed() {
+        firstTryFailures.increment();
+    }
+
+    /** A request is being sent again. */
+    void retried() {
+        retries.increment();
+    }
+
+    /** A request failed and will not be sent again. */
+    void gaveUp() {
+        finalFailures.increment();
+    }
+
+    /** Failed attempts (first tries and retries), as counted by status and by error. */
+    long failedAttempts() {
+        return failedAttempts.sum();
+    }
+
+    long firstTryFailures() {
+        return firstTryFailures.sum();
+    }
+
+    long retries() {
+        return retries.sum();
+    }
+
+    /** Requests that failed for good: the run's {@code failed}. */
+    long finalFailures() {
+        return finalFailures.sum();
     }
 
     Map<String, Long> byStatus() {
@@ -56,7 +89,7 @@ final class FailureTally {
 
     private void count(ConcurrentHashMap<String, LongAdder> counters, String key) {
         counters.computeIfAbsent(key, k -> new LongAdder()).increment();
-        total.increment();
+        failedAttempts.increment();
     }
 
     private void log(java.util.function.Supplier<String> line) {
@@ -72,11 +105,15 @@ final class FailureTally {
     }
 
     /**
-     * The exception's class; for a bare {@code IOException} also its message (e.g. "HTTP/1.1
+     * The exception's class (any refused or failed connect is a {@code ConnectException}); for a bare {@code IOException} also its message (e.g. "HTTP/1.1
      * header parser received no bytes", a connection closed by the server), which is the only
      * thing telling such failures apart.
      */
     static String errorKind(Throwable error) {
+        if (error instanceof java.net.ConnectException) {
+            // Netty's transports throw their own subclasses; the kind is what a person reads.
+            return "ConnectException";
+        }
         String kind = error.getClass().getSimpleName();
         if (error.getClass() == java.io.IOException.class && error.getMessage() != null) {
             String message = error.getMessage();

@@ -1,7 +1,6 @@
 package com.supermarket.loadclient.run;
 
 import java.io.PrintStream;
-import java.net.http.HttpClient;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -9,10 +8,13 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
+
+import io.netty.channel.EventLoop;
 
 import com.supermarket.loadclient.result.LatencySummary;
 import com.supermarket.loadclient.result.PhaseStart;
@@ -20,19 +22,19 @@ import com.supermarket.loadclient.result.RequestType;
 import com.supermarket.loadclient.result.RunResult;
 
 /**
- * One run of the standard load profile: one virtual thread per store, held back by the phase
- * gates, a sampler thread for the timeline and progress bar, and a CSV writer thread.
- * Not reusable: {@link #execute()} once. Thread-safety: call from one thread.
+ * One run of the standard load profile: one {@link StoreWorker} per store on a few event loops,
+ * held back by the phase gates, a sampler thread for the timeline and progress bar, and a CSV
+ * writer thread. Not reusable: {@link #execute()} once. Thread-safety: call from one thread.
  */
 final class LoadRun {
 
+    private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
+
     private final RunSettings settings;
-    private final HttpClient client;
     private final PrintStream err;
 
-    LoadRun(RunSettings settings, HttpClient client, PrintStream err) {
+    LoadRun(RunSettings settings, PrintStream err) {
         this.settings = settings;
-        this.client = client;
         this.err = err;
     }
 
@@ -40,45 +42,53 @@ final class LoadRun {
         int maxStores = settings.parameters().maxStores();
         List<Phase> phases = Phase.split(maxStores);
         List<PhaseGate> gates = phases.stream().map(PhaseGate::new).toList();
-        StoreMetrics[] metrics = new StoreMetrics[maxStores];
-        CsvSink.Buffer[] buffers = new CsvSink.Buffer[maxStores];
         FailureTally failures = new FailureTally(err);
         LongAdder completed = new LongAdder();
+        CountDownLatch done = new CountDownLatch(maxStores);
         SplittableRandom seeds = new SplittableRandom(settings.seed());
 
-        try (CsvSink csv = CsvSink.to(settings.csv())) {
+        try (HttpTransport transport = new HttpTransport(settings.baseUrl(), settings.ioThreads(), CONNECT_TIMEOUT);
+                CsvSink csv = CsvSink.to(settings.csv())) {
+            List<EventLoop> loops = transport.loops();
+            LoopMetrics[] metrics = new LoopMetrics[loops.size()];
+            for (int i = 0; i < metrics.length; i++) {
+                metrics[i] = new LoopMetrics();
+            }
+            CsvSink.Buffer[] buffers = new CsvSink.Buffer[maxStores];
             Instant startedAt = Instant.now();
             long startNanos = System.nanoTime();
-            long startEpochMillis = startedAt.toEpochMilli();
-            Sampler sampler = new Sampler(metrics, failures, completed, settings.expectedRequests(), gates,
-                    startNanos, settings.progress(), err);
-            List<Thread> threads = new ArrayList<>(maxStores);
+            RunContext run = new RunContext(startNanos, startedAt.toEpochMilli());
+            double cpuBefore = ProcessCpu.ownSeconds();
+            Map<String, Double> othersBefore = ProcessCpu.secondsOf(settings.watchedPids());
+            Sampler sampler = new Sampler(metrics, maxStores, failures, completed, settings.expectedRequests(), gates,
+                    startNanos, settings.progress(), err, run, settings.pauseRetriesAfter());
+            List<List<StoreWorker>> storesOfLoop = new ArrayList<>();
+            loops.forEach(loop -> storesOfLoop.add(new ArrayList<>()));
             for (int store = 1; store <= maxStores; store++) {
                 int index = store - 1;
-                metrics[index] = new StoreMetrics();
+                int loop = index % loops.size();
                 buffers[index] = csv.buffer();
-                PhaseGate own = gateOf(gates, store);
-                StoreWorker worker = new StoreWorker(store, settings, client, own, gates.get(1), gates.get(2),
-                        new RequestFactory(settings.parameters(), seeds.split()), metrics[index], buffers[index],
-                        failures, completed, startNanos, startEpochMillis);
-                threads.add(Thread.ofVirtual().name("store-" + store).unstarted(worker));
+                StoreWorker worker = new StoreWorker(store, settings, new HttpConnection(transport, loops.get(loop)),
+                        gates.get(1), gates.get(2), new RequestFactory(settings.parameters(), seeds.split()),
+                        seeds.split(), metrics[loop], buffers[index], failures, completed, run, done);
+                storesOfLoop.get(loop).add(worker);
+                gateOf(gates, store).whenOpen(worker::start);
             }
+            sweepTimeouts(loops, storesOfLoop);
             ScheduledExecutorService sampling = Executors.newSingleThreadScheduledExecutor(
                     Thread.ofPlatform().name("sampler").daemon().factory());
             long period = settings.sampleInterval().toNanos();
             sampling.scheduleAtFixedRate(sampler::sample, period, period, TimeUnit.NANOSECONDS);
-            gates.get(0).open();
-            threads.forEach(Thread::start);
             try {
-                for (Thread thread : threads) {
-                    thread.join();
-                }
+                gates.get(0).open();
+                done.await();
             } finally {
-                threads.forEach(Thread::interrupt);
                 sampling.shutdownNow();
                 sampling.awaitTermination(1, TimeUnit.MINUTES);
             }
             long endNanos = System.nanoTime();
+            double clientCpu = ProcessCpu.ownSeconds() - cpuBefore;
+            Map<String, Double> othersCpu = ProcessCpu.used(othersBefore, ProcessCpu.secondsOf(settings.watchedPids()));
             sampler.sample();
             sampler.finish();
             for (CsvSink.Buffer buffer : buffers) {
@@ -86,29 +96,31 @@ final class LoadRun {
             }
             // Closing waits for the writer, so the result reports its whole busy time.
             csv.close();
-            return result(startedAt, startNanos, endNanos, metrics, failures, sampler, gates, csv.busySeconds());
+            return result(startedAt, startNanos, endNanos, metrics, failures, sampler, gates, csv.busySeconds(),
+                    clientCpu, othersCpu);
         }
     }
 
-    private RunResult result(Instant startedAt, long startNanos, long endNanos, StoreMetrics[] metrics,
-            FailureTally failures, Sampler sampler, List<PhaseGate> gates, double csvBusySeconds) {
+    private RunResult result(Instant startedAt, long startNanos, long endNanos, LoopMetrics[] metrics,
+            FailureTally failures, Sampler sampler, List<PhaseGate> gates, double csvBusySeconds, double clientCpu,
+            Map<String, Double> othersCpu) {
         Map<RequestType, LatencySummary> latency = new EnumMap<>(RequestType.class);
         long successful = 0;
         for (RequestType type : RequestType.values()) {
             long count = 0;
             long sum = 0;
             long max = 0;
-            for (StoreMetrics store : metrics) {
-                count += store.count(type);
-                sum += store.sumMicros(type);
-                max = Math.max(max, store.maxMicros(type));
+            for (LoopMetrics loop : metrics) {
+                count += loop.count(type);
+                sum += loop.sumMicros(type);
+                max = Math.max(max, loop.maxMicros(type));
             }
             successful += count;
             if (count > 0) {
                 latency.put(type, LatencyStats.summarize(sampler.total(type), count, sum, max));
             }
         }
-        long failed = failures.total();
+        long failed = failures.finalFailures();
         double wallSeconds = Math.max(1e-9, (endNanos - startNanos) / 1e9);
         List<PhaseStart> phaseStarts = gates.stream()
                 .map(gate -> new PhaseStart(gate.phase().name(), gate.phase().firstStore(), gate.phase().lastStore(),
@@ -117,18 +129,26 @@ final class LoadRun {
         return new RunResult(settings.label(), settings.baseUrl().toString(), settings.openModel() ? "open" : "closed",
                 settings.parameters(), startedAt, wallSeconds, successful, failed,
                 (successful + failed) / wallSeconds, successful / wallSeconds,
-                failures.byStatus(), failures.byError(), latency, phaseStarts, sampler.timeline(), csvBusySeconds);
+                failures.byStatus(), failures.byError(), latency, phaseStarts, sampler.timeline(), csvBusySeconds,
+                failures.firstTryFailures(), failures.retries(), clientCpu, othersCpu);
+    }
+
+    /** Each loop checks its stores' deadlines a few times per timeout (at most every 100 ms). */
+    private void sweepTimeouts(List<EventLoop> loops, List<List<StoreWorker>> storesOfLoop) {
+        long period = Math.max(1_000_000L, Math.min(100_000_000L,
+                Math.round(settings.parameters().timeoutSeconds() * 1e9 / 10)));
+        for (int i = 0; i < loops.size(); i++) {
+            StoreWorker[] stores = storesOfLoop.get(i).toArray(StoreWorker[]::new);
+            loops.get(i).scheduleAtFixedRate(() -> {
+                long now = System.nanoTime();
+                for (StoreWorker store : stores) {
+                    store.checkTimeout(now);
+                }
+            }, period, period, TimeUnit.NANOSECONDS);
+        }
     }
 
     private static PhaseGate gateOf(List<PhaseGate> gates, int store) {
         return gates.stream().filter(gate -> gate.phase().contains(store)).findFirst().orElseThrow();
-    }
-
-    /** The client every store shares; HTTP/1.1 keeps one connection per concurrent request. */
-    static HttpClient newHttpClient(Duration connectTimeout) {
-        return HttpClient.newBuilder()
-                .version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(connectTimeout)
-                .build();
     }
 }

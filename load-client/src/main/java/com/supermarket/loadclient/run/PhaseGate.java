@@ -1,19 +1,21 @@
 package com.supermarket.loadclient.run;
 
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
- * Holds a phase's store threads until the phase starts. Thread-safe: any store thread may
- * {@link #open} it (the first call wins and fixes the start time), any number may wait.
+ * Holds a phase's stores until the phase starts, then starts them. Thread-safe: any store may
+ * {@link #open} it (the first call wins and fixes the start time); the stores of the phase
+ * register with {@link #whenOpen} before the run starts.
  */
 final class PhaseGate {
 
     private static final long NOT_OPENED = Long.MIN_VALUE;
 
     private final Phase phase;
-    private final CountDownLatch latch = new CountDownLatch(1);
-    private final AtomicLong openedAtNanos = new AtomicLong(NOT_OPENED);
+    private final List<Runnable> waiting = new ArrayList<>();
+    private long openedAtNanos = NOT_OPENED;
+    private volatile boolean open;
 
     PhaseGate(Phase phase) {
         this.phase = phase;
@@ -23,23 +25,37 @@ final class PhaseGate {
         return phase;
     }
 
-    void open() {
-        if (openedAtNanos.compareAndSet(NOT_OPENED, System.nanoTime())) {
-            latch.countDown();
+    /** Runs {@code action} when the gate opens (at once if it is open already). */
+    void whenOpen(Runnable action) {
+        synchronized (this) {
+            if (!open) {
+                waiting.add(action);
+                return;
+            }
         }
+        action.run();
     }
 
-    void awaitOpen() throws InterruptedException {
-        latch.await();
+    void open() {
+        List<Runnable> starting;
+        synchronized (this) {
+            if (open) {
+                return;
+            }
+            openedAtNanos = System.nanoTime();
+            open = true;
+            starting = List.copyOf(waiting);
+            waiting.clear();
+        }
+        starting.forEach(Runnable::run);
     }
 
     boolean isOpen() {
-        return openedAtNanos.get() != NOT_OPENED;
+        return open;
     }
 
     /** Seconds from {@code startNanos} to the opening, or -1 if the gate never opened. */
-    double openedAfterSeconds(long startNanos) {
-        long at = openedAtNanos.get();
-        return at == NOT_OPENED ? -1 : Math.max(0, at - startNanos) / 1e9;
+    synchronized double openedAfterSeconds(long startNanos) {
+        return openedAtNanos == NOT_OPENED ? -1 : Math.max(0, openedAtNanos - startNanos) / 1e9;
     }
 }

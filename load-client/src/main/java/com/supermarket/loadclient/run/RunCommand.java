@@ -8,6 +8,8 @@ import java.time.LocalDate;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
 import java.time.format.ResolverStyle;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.concurrent.Callable;
 
 import com.supermarket.loadclient.result.ResultFiles;
@@ -31,6 +33,13 @@ import picocli.CommandLine.Spec;
                 "3 hours) and west (1/2, at 5 hours). Closed loop unless --rate is given.",
                 "Exit status: 0 when at least one request succeeded, 2 when none did, 1 on bad usage." })
 public final class RunCommand implements Callable<Integer> {
+
+    /**
+     * Waits of 0.1 + 0.2 + ... + 6.4 + 5 x 10 s at most (63 s), half that at least (31 s): a
+     * killed purchase-api took 10 s to answer again on a quiet machine, 30-40 s on this shared
+     * one under other builds.
+     */
+    static final int RETRIES_RIDING_OUT_A_RESTART = 12;
 
     @Spec
     private CommandSpec spec;
@@ -74,6 +83,20 @@ public final class RunCommand implements Callable<Integer> {
     @Option(names = "--timeout", paramLabel = "SECONDS", description = "Per-request timeout; a timeout counts as a failure.")
     private double timeoutSeconds = 30;
 
+    @Option(names = "--retries", paramLabel = "N", description = {
+            "Extra attempts of a failed request (429, 5xx, timeout, lost connection; not other 4xx), after an",
+            "exponential backoff from 100 ms doubling to at most 10 s, half of it random, and never sooner than",
+            "the server's Retry-After. The default rides out 31-63 s of outage, a service restart, as a",
+            "till would; 0 = count every failure and move on, as the original client did. Retries pause",
+            "while nothing has succeeded for 2 minutes (the server is gone)." })
+    private int retries = RETRIES_RIDING_OUT_A_RESTART;
+
+    @Option(names = "--io-threads", paramLabel = "N", description = "Event-loop threads carrying the connections (wrk's -t).")
+    private int ioThreads = 1;
+
+    @Option(names = "--watch-pid", paramLabel = "NAME=PID", description = "Also measure this process's CPU time over the run (Linux); repeatable.")
+    private Map<String, Long> watchedPids = new LinkedHashMap<>();
+
     @Option(names = "--progress", description = "Progress on stderr: ${COMPLETION-CANDIDATES}.")
     private ProgressMode progress = ProgressMode.AUTO;
 
@@ -84,7 +107,7 @@ public final class RunCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         RunSettings settings = settings();
         PrintStream err = System.err;
-        RunResult result = new LoadRun(settings, LoadRun.newHttpClient(Duration.ofSeconds(5)), err).execute();
+        RunResult result = new LoadRun(settings, err).execute();
         if (out != null) {
             ResultFiles.write(result, out);
         }
@@ -109,6 +132,8 @@ public final class RunCommand implements Callable<Integer> {
         require(rate >= 0, "--rate must be 0 (closed loop) or positive");
         require(getRatio >= 0, "--get-ratio must be 0 or positive");
         require(timeoutSeconds > 0, "--timeout must be positive");
+        require(retries >= 0, "--retries must be 0 or positive");
+        require(ioThreads >= 1, "--io-threads must be at least 1");
         try {
             LocalDate.parse(date, DateTimeFormatter.ofPattern("uuuuMMdd").withResolverStyle(ResolverStyle.STRICT));
         } catch (DateTimeParseException e) {
@@ -124,9 +149,9 @@ public final class RunCommand implements Callable<Integer> {
         }
         ProgressMode mode = progress == ProgressMode.AUTO ? (isTerminal() ? ProgressMode.BAR : ProgressMode.LINES) : progress;
         RunParameters parameters = new RunParameters(maxStores, customersPerStore, maxItemId, purchasesPerHour,
-                itemsPerPurchase, date, getRatio, rate, timeoutSeconds);
+                itemsPerPurchase, date, getRatio, rate, timeoutSeconds, retries);
         return new RunSettings(uri, label, parameters, csv, mode, Duration.ofSeconds(1),
-                seed != 0 ? seed : System.nanoTime());
+                seed != 0 ? seed : System.nanoTime(), ioThreads, watchedPids, RunSettings.PAUSE_RETRIES_AFTER);
     }
 
     private void require(boolean condition, String message) {

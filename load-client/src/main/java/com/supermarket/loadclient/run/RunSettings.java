@@ -3,6 +3,7 @@ package com.supermarket.loadclient.run;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
 
 import com.supermarket.loadclient.result.RunParameters;
 
@@ -16,9 +17,27 @@ import com.supermarket.loadclient.result.RunParameters;
  * @param progress       progress display on stderr
  * @param sampleInterval timeline and progress period (one second normally)
  * @param seed           random seed for paths and bodies
+ * @param ioThreads      event loops carrying the connections
+ * @param watchedPids    other processes whose CPU time the run measures, by name
+ * @param pauseRetriesAfter with no success for this long, retries pause until the next success
  */
 record RunSettings(URI baseUrl, String label, RunParameters parameters, Path csv, ProgressMode progress,
-        Duration sampleInterval, long seed) {
+        Duration sampleInterval, long seed, int ioThreads, Map<String, Long> watchedPids, Duration pauseRetriesAfter) {
+
+    /**
+     * Longer than a full series of the default backoff (about 63 s), so only a server gone for
+     * good stops the retries; such a server then ends the run in minutes instead of every store
+     * waiting out its whole backoff on every purchase.
+     */
+    static final Duration PAUSE_RETRIES_AFTER = Duration.ofMinutes(2);
+
+    RunSettings {
+        watchedPids = Map.copyOf(watchedPids);
+    }
+
+    RetryPolicy retryPolicy() {
+        return RetryPolicy.standard(parameters.retries());
+    }
 
     boolean openModel() {
         return parameters.rate() > 0;

@@ -1,6 +1,7 @@
 package com.supermarket.loadclient.run;
 
 import java.io.PrintStream;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
@@ -14,19 +15,21 @@ import com.supermarket.loadclient.result.RequestType;
 import com.supermarket.loadclient.result.TimelinePoint;
 
 /**
- * Once per interval, drains every store's recorders into per-type totals, appends a
+ * Once per interval, drains every event loop's recorders into per-type totals, appends a
  * {@link TimelinePoint} and redraws the progress bar.
  * <p>
  * Thread-safety: {@link #sample()} is synchronized; it is called by the run's scheduler thread
- * and, once the stores are done, one last time by the coordinating thread. The store threads
+ * and, once the stores are done, one last time by the coordinating thread. The event loops
  * never touch this class (they only write their own recorders and the lock-free counters).
  */
 final class Sampler {
 
+
     private static final int BAR_WIDTH = 30;
     private static final int LINE_EVERY_SAMPLES = 10;
 
-    private final StoreMetrics[] stores;
+    private final LoopMetrics[] loops;
+    private final int maxStores;
     private final FailureTally failures;
     private final LongAdder completed;
     private final long expectedRequests;
@@ -36,14 +39,22 @@ final class Sampler {
     private final PrintStream err;
     private final Map<RequestType, Histogram> totals = new EnumMap<>(RequestType.class);
     private final List<TimelinePoint> timeline = new ArrayList<>();
+    private final RunContext run;
+    private final long pauseRetriesAfterNanos;
     private long lastNanos;
+    private long lastSuccessNanos;
     private long lastCompleted;
     private long lastFailed;
     private int samples;
 
-    Sampler(StoreMetrics[] stores, FailureTally failures, LongAdder completed, long expectedRequests,
-            List<PhaseGate> gates, long startNanos, ProgressMode progress, PrintStream err) {
-        this.stores = stores;
+    Sampler(LoopMetrics[] loops, int maxStores, FailureTally failures, LongAdder completed, long expectedRequests,
+            List<PhaseGate> gates, long startNanos, ProgressMode progress, PrintStream err, RunContext run,
+            Duration pauseRetriesAfter) {
+        this.run = run;
+        this.pauseRetriesAfterNanos = pauseRetriesAfter.toNanos();
+        this.lastSuccessNanos = startNanos;
+        this.loops = loops;
+        this.maxStores = maxStores;
         this.failures = failures;
         this.completed = completed;
         this.expectedRequests = expectedRequests;
@@ -64,8 +75,8 @@ final class Sampler {
         Histogram posts = LatencyStats.newHistogram();
         for (RequestType type : RequestType.values()) {
             Histogram total = totals.get(type);
-            for (StoreMetrics store : stores) {
-                Histogram interval = store.intervalHistogram(type);
+            for (LoopMetrics loop : loops) {
+                Histogram interval = loop.intervalHistogram(type);
                 if (interval.getTotalCount() > 0) {
                     total.add(interval);
                     successes += interval.getTotalCount();
@@ -75,13 +86,17 @@ final class Sampler {
                 }
             }
         }
-        long failedNow = failures.total();
+        long failedNow = failures.failedAttempts();
         long completedNow = completed.sum();
         timeline.add(new TimelinePoint((now - startNanos) / 1e9, successes / seconds,
                 (failedNow - lastFailed) / seconds,
                 posts.getTotalCount() == 0 ? 0 : posts.getValueAtPercentile(50.0) / 1000.0,
                 posts.getTotalCount() == 0 ? 0 : posts.getValueAtPercentile(99.0) / 1000.0,
                 posts.getMaxValue() / 1000.0, activeStores()));
+        if (successes > 0) {
+            lastSuccessNanos = now;
+        }
+        run.retrying(now - lastSuccessNanos < pauseRetriesAfterNanos);
         printProgress(now, completedNow, (completedNow - lastCompleted) / seconds, failedNow);
         lastNanos = now;
         lastCompleted = completedNow;
@@ -120,8 +135,8 @@ final class Sampler {
         }
         double fraction = expectedRequests == 0 ? 1 : Math.min(1.0, done / (double) expectedRequests);
         long elapsed = (now - startNanos) / 1_000_000_000L;
-        String status = String.format(Locale.ROOT, "%5.1f%% %,d/%,d req  %,.0f req/s  errors %,d  stores %d/%d  %02d:%02d:%02d",
-                fraction * 100, done, expectedRequests, rate, failed, activeStores(), stores.length,
+        String status = String.format(Locale.ROOT, "%5.1f%% %,d/%,d req  %,.0f req/s  failed attempts %,d  stores %d/%d  %02d:%02d:%02d",
+                fraction * 100, done, expectedRequests, rate, failed, activeStores(), maxStores,
                 elapsed / 3600, elapsed / 60 % 60, elapsed % 60);
         if (progress == ProgressMode.BAR) {
             int filled = (int) Math.round(fraction * BAR_WIDTH);

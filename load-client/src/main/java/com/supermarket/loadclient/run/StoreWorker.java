@@ -1,141 +1,206 @@
 package com.supermarket.loadclient.run;
 
-import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.time.Duration;
+import java.net.http.HttpTimeoutException;
+import java.util.SplittableRandom;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.concurrent.locks.LockSupport;
 
 import com.supermarket.loadclient.result.RequestType;
 
 /**
- * One store: waits for its phase, then sends nine hours of purchases (plus the GETs the ratio
- * asks for), each as soon as the previous one answered (closed loop) or at its scheduled time
- * (open model, latency counted from the scheduled time so a slow server cannot hide queueing).
- * Opens the central and west gates when it has sent 3 and 5 hours of purchases.
+ * One store (one till): once its phase opens, sends nine hours of purchases (plus the GETs the
+ * ratio asks for), each as soon as the previous one answered (closed loop) or at its scheduled
+ * time (open model, latency counted from the scheduled time so a slow server cannot hide
+ * queueing). Opens the central and west gates when it has sent 3 and 5 hours of purchases.
+ * A failed request is sent again per the {@link RetryPolicy}, with the same body and the same
+ * {@code Idempotency-Key}, so the server stores and counts a retried purchase once; its latency
+ * runs from its first attempt to its final answer, which is what the till's customer waits.
  * <p>
- * Thread-safety: runs on its own (virtual) thread and owns its factory, metrics and CSV buffer;
- * shares only thread-safe objects (client, gates, tally, counter).
+ * A state machine rather than a thread: every step runs on the store's event loop (the
+ * connection's callbacks, the timeout, the pacing and backoff timers), so a store needs no lock
+ * and costs no thread. Thread-safety: confined to that loop after {@link #start}; shares only
+ * thread-safe objects (gates, tally, counters, latch) and its loop's single-writer metrics.
  */
-final class StoreWorker implements Runnable {
+final class StoreWorker implements HttpConnection.Listener {
 
     private final int store;
     private final RunSettings settings;
-    private final HttpClient client;
-    private final PhaseGate ownGate;
+    private final HttpConnection connection;
     private final PhaseGate centralGate;
     private final PhaseGate westGate;
     private final RequestFactory requests;
-    private final StoreMetrics metrics;
+    private final SplittableRandom jitter;
+    private final LoopMetrics metrics;
     private final CsvSink.Buffer csv;
     private final FailureTally failures;
     private final LongAdder completed;
-    private final long runStartNanos;
-    private final long runStartEpochMillis;
-    private final Duration timeout;
+    private final RunContext run;
+    private final CountDownLatch done;
+    private final long timeoutNanos;
     private final long paceNanos;
-    private final String base;
+    private final int posts;
+    private final int purchasesPerHour;
+    private final RetryPolicy retry;
+    private final String keyPrefix;
+    private final StringBuilder key = new StringBuilder(40);
+    private int postsSent;
+    private long getsSent;
     private long nextSendNanos;
+    // The request in flight: what it is, when it (first) started, which attempt this is.
+    private RequestType type;
+    private String path;
+    private CharSequence body;
+    private long requestStartNanos;
+    private long attemptStartNanos;
+    private int attempt;
+    // When the attempt in flight times out; 0 when none is in flight. Checked by the loop's
+    // periodic sweep, which costs less than a timer per request (one scheduled task per request
+    // showed in the profile: a priority-queue insert and removal each time).
+    private long deadlineNanos;
 
-    StoreWorker(int store, RunSettings settings, HttpClient client, PhaseGate ownGate, PhaseGate centralGate,
-            PhaseGate westGate, RequestFactory requests, StoreMetrics metrics, CsvSink.Buffer csv,
-            FailureTally failures, LongAdder completed, long runStartNanos, long runStartEpochMillis) {
+    StoreWorker(int store, RunSettings settings, HttpConnection connection, PhaseGate centralGate, PhaseGate westGate,
+            RequestFactory requests, SplittableRandom jitter, LoopMetrics metrics, CsvSink.Buffer csv,
+            FailureTally failures, LongAdder completed, RunContext run, CountDownLatch done) {
         this.store = store;
         this.settings = settings;
-        this.client = client;
-        this.ownGate = ownGate;
+        this.connection = connection;
         this.centralGate = centralGate;
         this.westGate = westGate;
         this.requests = requests;
+        this.jitter = jitter;
         this.metrics = metrics;
         this.csv = csv;
         this.failures = failures;
         this.completed = completed;
-        this.runStartNanos = runStartNanos;
-        this.runStartEpochMillis = runStartEpochMillis;
-        String url = settings.baseUrl().toString();
-        this.base = url.endsWith("/") ? url.substring(0, url.length() - 1) : url;
-        this.timeout = Duration.ofMillis(Math.round(settings.parameters().timeoutSeconds() * 1000));
+        this.run = run;
+        this.done = done;
+        this.timeoutNanos = Math.round(settings.parameters().timeoutSeconds() * 1e9);
         // Open model: every store keeps the same pace, so the target rate is reached once all
         // phases have started (a quarter of it in the east phase, as real time zones would).
         this.paceNanos = settings.openModel()
                 ? Math.round(1e9 * settings.parameters().maxStores() / settings.parameters().rate())
                 : 0;
+        this.posts = settings.postsPerStore();
+        this.purchasesPerHour = settings.parameters().purchasesPerHour();
+        this.retry = settings.retryPolicy();
+        this.keyPrefix = run.id() + "-" + store + "-";
+    }
+
+    /** Called once the store's phase opens; hands the store over to its event loop. */
+    void start() {
+        connection.loop().execute(() -> {
+            nextSendNanos = System.nanoTime();
+            next();
+        });
+    }
+
+    /** Picks the next request (GETs due after the last POST first), or finishes the store. */
+    private void next() {
+        if (getsSent < settings.getsAfter(postsSent)) {
+            boolean ownStore = getsSent % 2 == 0;
+            begin(ownStore ? RequestType.GET_STORE : RequestType.GET_TOP10,
+                    ownStore ? requests.storeItemsPath(store) : requests.topStoresPath(), null);
+        } else if (postsSent < posts) {
+            key.setLength(0);
+            key.append(keyPrefix).append(postsSent + 1);
+            begin(RequestType.POST, requests.purchasePath(store), requests.purchaseBody());
+        } else {
+            done.countDown();
+        }
+    }
+
+    private void begin(RequestType requestType, String requestPath, CharSequence requestBody) {
+        type = requestType;
+        path = requestPath;
+        body = requestBody;
+        attempt = 0;
+        if (paceNanos == 0) {
+            requestStartNanos = System.nanoTime();
+            send();
+            return;
+        }
+        // Open model: the latency clock starts at the intended send time, even when late.
+        requestStartNanos = nextSendNanos;
+        nextSendNanos += paceNanos;
+        long wait = requestStartNanos - System.nanoTime();
+        if (wait > 0) {
+            connection.loop().schedule(this::send, wait, TimeUnit.NANOSECONDS);
+        } else {
+            send();
+        }
+    }
+
+    private void send() {
+        attempt++;
+        attemptStartNanos = attempt == 1 ? requestStartNanos : System.nanoTime();
+        deadlineNanos = System.nanoTime() + timeoutNanos;
+        connection.send(type == RequestType.POST ? "POST" : "GET", path, body,
+                type == RequestType.POST ? key : null, this);
+    }
+
+    /** Called by the loop's sweep: fails the attempt in flight if its time is up. */
+    void checkTimeout(long now) {
+        if (deadlineNanos != 0 && now - deadlineNanos >= 0) {
+            connection.abandon();
+            onFailure(new HttpTimeoutException("no answer within " + settings.parameters().timeoutSeconds() + " s"));
+        }
     }
 
     @Override
-    public void run() {
-        try {
-            ownGate.awaitOpen();
-            nextSendNanos = System.nanoTime();
-            int purchasesPerHour = settings.parameters().purchasesPerHour();
-            int posts = settings.postsPerStore();
-            long getsSent = 0;
-            for (int sent = 1; sent <= posts; sent++) {
-                send(RequestType.POST, requests.purchasePath(store), requests.purchaseBody());
-                if (sent == Phase.CENTRAL_TRIGGER_HOURS * purchasesPerHour) {
-                    centralGate.open();
-                }
-                if (sent == Phase.WEST_TRIGGER_HOURS * purchasesPerHour) {
-                    westGate.open();
-                }
-                for (long due = settings.getsAfter(sent); getsSent < due; getsSent++) {
-                    if (getsSent % 2 == 0) {
-                        send(RequestType.GET_STORE, requests.storeItemsPath(store), null);
-                    } else {
-                        send(RequestType.GET_TOP10, requests.topStoresPath(), null);
-                    }
-                }
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+    public void onResponse(int status, String retryAfter, String errorBody) {
+        deadlineNanos = 0;
+        long now = System.nanoTime();
+        csv.add(run.epochMillis(attemptStartNanos), type, (now - attemptStartNanos) / 1000, status, store);
+        if (status >= 200 && status < 300) {
+            run.succeeded();
+            metrics.recordSuccess(type, (now - requestStartNanos) / 1000);
+            finish();
+            return;
         }
+        failures.status(status, type, path, errorBody);
+        retryOrGiveUp(RetryPolicy.retryableStatus(status), retryAfter);
     }
 
-    private void send(RequestType type, String path, String body) throws InterruptedException {
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + path)).timeout(timeout);
-        if (body != null) {
-            request.header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body));
+    @Override
+    public void onFailure(Throwable error) {
+        deadlineNanos = 0;
+        csv.add(run.epochMillis(attemptStartNanos), type, (System.nanoTime() - attemptStartNanos) / 1000, 0, store);
+        failures.error(error, type, path);
+        // A refused connection is retried only once the server has answered this run: against
+        // a server that was never there, retrying would only make the run slow to say so.
+        retryOrGiveUp(!RetryPolicy.isConnectFailure(error) || run.anySucceeded(), null);
+    }
+
+    private void retryOrGiveUp(boolean retryable, String retryAfter) {
+        if (attempt == 1) {
+            failures.firstTryFailed();
+        }
+        if (retryable && attempt <= retry.retries() && run.retrying()) {
+            failures.retried();
+            connection.loop().schedule(this::send, retry.delayNanos(attempt, retryAfter, jitter), TimeUnit.NANOSECONDS);
+            return;
+        }
+        failures.gaveUp();
+        // Through the loop's queue: a failure can be reported while the request is being sent.
+        connection.loop().execute(this::finish);
+    }
+
+    /** The request is answered for good: advance the clock, open gates, go on. */
+    private void finish() {
+        completed.increment();
+        if (type == RequestType.POST) {
+            // Failed POSTs count as sent: the till did send them.
+            postsSent++;
+            if (postsSent == Phase.CENTRAL_TRIGGER_HOURS * purchasesPerHour) {
+                centralGate.open();
+            }
+            if (postsSent == Phase.WEST_TRIGGER_HOURS * purchasesPerHour) {
+                westGate.open();
+            }
         } else {
-            request.GET();
+            getsSent++;
         }
-        long start = startTime();
-        int status = 0;
-        try {
-            HttpResponse<String> response = client.send(request.build(), HttpResponse.BodyHandlers.ofString());
-            status = response.statusCode();
-            long micros = (System.nanoTime() - start) / 1000;
-            if (status >= 200 && status < 300) {
-                metrics.recordSuccess(type, micros);
-            } else {
-                failures.status(status, type, path, response.body());
-            }
-            csv.add(epochMillis(start), type, micros, status, store);
-        } catch (IOException e) {
-            failures.error(e, type, path);
-            csv.add(epochMillis(start), type, (System.nanoTime() - start) / 1000, status, store);
-        } finally {
-            completed.increment();
-        }
-    }
-
-    /** Closed loop: now. Open model: the scheduled time, after waiting for it if it is ahead. */
-    private long startTime() {
-        if (paceNanos == 0) {
-            return System.nanoTime();
-        }
-        long intended = nextSendNanos;
-        nextSendNanos += paceNanos;
-        for (long wait = intended - System.nanoTime(); wait > 0; wait = intended - System.nanoTime()) {
-            LockSupport.parkNanos(wait);
-        }
-        return intended;
-    }
-
-    private long epochMillis(long nanos) {
-        return runStartEpochMillis + (nanos - runStartNanos) / 1_000_000L;
+        next();
     }
 }

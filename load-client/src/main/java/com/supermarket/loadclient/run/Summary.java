@@ -21,10 +21,20 @@ final class Summary {
                 result.mode().equals("open") ? String.format(Locale.ROOT, "%,.0f req/s", p.rate()) : "",
                 result.baseUrl()));
         text.append(String.format(Locale.ROOT, "  successful   %,d%n", result.successful()));
-        text.append(String.format(Locale.ROOT, "  failed       %,d%s%n", result.failed(), failureDetail(result)));
+        text.append(String.format(Locale.ROOT, "  failed       %,d for good (first tries failed %,d, retries %,d, retries allowed %d)%n",
+                result.failed(), result.firstTryFailures(), result.retries(), p.retries()));
+        if (result.firstTryFailures() > 0) {
+            text.append(String.format(Locale.ROOT, "  failed tries %s%n", failureDetail(result)));
+        }
         text.append(String.format(Locale.ROOT, "  wall time    %,.1f s%n", result.wallTimeSeconds()));
         text.append(String.format(Locale.ROOT, "  throughput   %,.1f req/s (successful: %,.1f req/s)%n",
                 result.throughput(), result.successThroughput()));
+        long requests = result.successful() + result.failed();
+        text.append(String.format(Locale.ROOT, "  client CPU   %,.1f s, %.1f µs per request%n", result.clientCpuSeconds(),
+                requests == 0 ? 0 : result.clientCpuSeconds() * 1e6 / requests));
+        result.processCpuSeconds().forEach((name, seconds) -> text.append(String.format(Locale.ROOT,
+                "  CPU %-12s %,.1f s, %.3f ms per successful request%n", name, seconds,
+                result.successful() == 0 ? 0 : seconds * 1000 / result.successful())));
         text.append(String.format(Locale.ROOT, "  latency ms   %10s %9s %9s %9s %9s %9s%n",
                 "count", "mean", "median", "p99", "p99.9", "max"));
         for (RequestType type : RequestType.values()) {
@@ -41,10 +51,7 @@ final class Summary {
     }
 
     private static String failureDetail(RunResult result) {
-        if (result.failed() == 0) {
-            return "";
-        }
-        return "  by status " + describe(result.failuresByStatus()) + ", by error " + describe(result.failuresByError());
+        return "by status " + describe(result.failuresByStatus()) + ", by error " + describe(result.failuresByError());
     }
 
     private static String describe(Map<String, Long> counts) {

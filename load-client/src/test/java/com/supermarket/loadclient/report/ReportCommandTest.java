@@ -66,8 +66,70 @@ class ReportCommandTest {
         assertThat(ResultFiles.read(file)).isEqualTo(written);
     }
 
+    @Test
+    void tablesTheCpuEachProcessSpentPerSuccessfulRequest() throws Exception {
+        // 32 stores x 2,700 = 86,400 requests; 17.28 s of client CPU = 0.2 ms each.
+        RunResult run = withCpu(result("2cpu", 32, 1_000, 50), 17.28,
+                Map.of("purchase-api", 43.2, "beam.smp", 25.92, "mariadbd", 8.64));
+        RunResult older = result("1cpu", 32, 500, 90);
+        Path one = dir.resolve("one.json");
+        Path two = dir.resolve("two.json");
+        ResultFiles.write(run, one);
+        ResultFiles.write(withCpu(older, 8.64, Map.of("purchase-api", 86.4)), two);
+        Path out = dir.resolve("report");
+
+        int status = LoadClient.execute("report", one.toString(), two.toString(), "--out-dir", out.toString());
+
+        assertThat(status).isZero();
+        String report = Files.readString(out.resolve("report.md"));
+        assertThat(report).contains("## CPU per successful request, ms, by process")
+                .contains("| label | stores | mode | offered req/s | load-client | beam.smp | mariadbd | purchase-api | total |")
+                .contains("| 1cpu | 32 | closed | - | 0.100 | - | - | 1.000 | 1.100 |")
+                .contains("| 2cpu | 32 | closed | - | 0.200 | 0.300 | 0.100 | 0.500 | 1.100 |");
+    }
+
+    @Test
+    void drawsLatencyAgainstOfferedLoadForPacedRuns() throws Exception {
+        List<Path> files = new java.util.ArrayList<>();
+        for (int rate : new int[] { 1000, 2000, 4000, 8000 }) {
+            Path file = dir.resolve("paced-" + rate + ".json");
+            ResultFiles.write(paced(result("local", 256, rate * 0.98, 10 + rate / 100.0), rate), file);
+            files.add(file);
+        }
+        Path out = dir.resolve("report");
+        List<String> args = new java.util.ArrayList<>(List.of("report", "--out-dir", out.toString()));
+        files.forEach(file -> args.add(file.toString()));
+
+        int status = LoadClient.execute(args.toArray(String[]::new));
+
+        assertThat(status).isZero();
+        BufferedImage chart = ImageIO.read(out.resolve("latency-vs-offered-load.png").toFile());
+        assertThat(chart).isNotNull();
+        assertThat(chart.getWidth()).isEqualTo(900);
+        assertThat(out.resolve("throughput-vs-stores.png")).as("no closed-loop runs, no stores chart").doesNotExist();
+        assertThat(out.resolve("timeline-local-256-8000.png")).exists();
+        assertThat(Files.readString(out.resolve("report.md"))).contains("| local | 256 | open | 8,000 |");
+    }
+
+    private static RunResult withCpu(RunResult run, double clientCpu, Map<String, Double> processes) {
+        return new RunResult(run.label(), run.baseUrl(), run.mode(), run.parameters(), run.startedAt(),
+                run.wallTimeSeconds(), run.successful(), run.failed(), run.throughput(), run.successThroughput(),
+                run.failuresByStatus(), run.failuresByError(), run.latency(), run.phases(), run.timeline(),
+                run.csvWriterBusySeconds(), run.firstTryFailures(), run.retries(), clientCpu, processes);
+    }
+
+    private static RunResult paced(RunResult run, double rate) {
+        RunParameters p = run.parameters();
+        return new RunResult(run.label(), run.baseUrl(), "open", new RunParameters(p.maxStores(), p.customersPerStore(),
+                p.maxItemId(), p.purchasesPerHour(), p.itemsPerPurchase(), p.date(), p.getRatio(), rate, p.timeoutSeconds(),
+                p.retries()), run.startedAt(), run.wallTimeSeconds(), run.successful(), run.failed(), run.throughput(),
+                run.successThroughput(), run.failuresByStatus(), run.failuresByError(), run.latency(), run.phases(),
+                run.timeline(), run.csvWriterBusySeconds(), run.firstTryFailures(), run.retries(), run.clientCpuSeconds(),
+                run.processCpuSeconds());
+    }
+
     private static RunResult result(String label, int stores, double throughput, double p99) {
-        RunParameters parameters = new RunParameters(stores, 1000, 100_000, 300, 5, "20210101", 0, 0, 30);
+        RunParameters parameters = new RunParameters(stores, 1000, 100_000, 300, 5, "20210101", 0, 0, 30, 0);
         long requests = stores * 9L * 300;
         List<TimelinePoint> timeline = List.of(
                 new TimelinePoint(1, throughput * 0.5, 0, p99 / 3, p99, p99 * 2, stores / 4),
@@ -78,6 +140,6 @@ class ReportCommandTest {
                 Map.of(RequestType.POST, new LatencySummary(requests, p99 / 4, p99 / 5, p99, p99 * 2, p99 * 4)),
                 List.of(new PhaseStart("east", 1, stores / 4, 0), new PhaseStart("central", stores / 4 + 1, stores / 2, 1),
                         new PhaseStart("west", stores / 2 + 1, stores, 2)),
-                timeline, 0);
+                timeline, 0, 0, 0, requests * 20e-6, Map.of("purchase-api", requests * 0.15e-3));
     }
 }

@@ -38,11 +38,32 @@ class ConcurrentStructuresTest {
             }
         });
 
-        assertThat(tally.total()).isEqualTo(THREADS * PER_THREAD);
+        assertThat(tally.failedAttempts()).isEqualTo(THREADS * PER_THREAD);
         assertThat(tally.byStatus()).containsExactly(Map.entry("503", THREADS * PER_THREAD / 2L));
         assertThat(tally.byError()).containsExactly(Map.entry("ConnectException", THREADS * PER_THREAD / 2L));
         long loggedLines = log.toString().lines().filter(line -> line.contains("request failed")).count();
         assertThat(loggedLines).isBetween(1L, 10L);
+    }
+
+    @Test
+    void phaseGateStartsEveryWaitingStoreExactlyOnceWhateverTheRace() throws Exception {
+        for (int round = 0; round < 200; round++) {
+            PhaseGate gate = new PhaseGate(new Phase("central", 1, THREADS, Phase.CENTRAL_TRIGGER_HOURS));
+            java.util.concurrent.atomic.AtomicIntegerArray starts = new java.util.concurrent.atomic.AtomicIntegerArray(THREADS);
+            // Half the threads register a store, the other half race to open the gate.
+            hammer(thread -> {
+                if (thread % 2 == 0) {
+                    gate.whenOpen(() -> starts.incrementAndGet(thread));
+                } else {
+                    gate.open();
+                }
+            });
+
+            assertThat(gate.isOpen()).isTrue();
+            for (int thread = 0; thread < THREADS; thread++) {
+                assertThat(starts.get(thread)).as("store of thread %d", thread).isEqualTo(thread % 2 == 0 ? 1 : 0);
+            }
+        }
     }
 
     @Test

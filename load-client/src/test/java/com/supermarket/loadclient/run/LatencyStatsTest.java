@@ -19,11 +19,11 @@ class LatencyStatsTest {
         SplittableRandom random = new SplittableRandom(7);
         int stores = 4;
         int perStore = 25_000;
-        StoreMetrics[] metrics = new StoreMetrics[stores];
+        LoopMetrics[] metrics = new LoopMetrics[stores];
         long[] all = new long[stores * perStore];
         Histogram total = LatencyStats.newHistogram();
         for (int s = 0; s < stores; s++) {
-            metrics[s] = new StoreMetrics();
+            metrics[s] = new LoopMetrics();
             for (int i = 0; i < perStore; i++) {
                 // Mostly a few ms, with a long tail up to seconds, like a loaded server.
                 long micros = random.nextInt(100) == 0 ? 50_000 + random.nextLong(3_000_000)
@@ -55,7 +55,7 @@ class LatencyStatsTest {
 
     @Test
     void aSingleLatencyIsEveryPercentile() {
-        StoreMetrics metrics = new StoreMetrics();
+        LoopMetrics metrics = new LoopMetrics();
         metrics.recordSuccess(RequestType.POST, 123_456);
         Histogram total = metrics.intervalHistogram(RequestType.POST);
 

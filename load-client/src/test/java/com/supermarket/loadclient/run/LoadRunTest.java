@@ -68,7 +68,7 @@ class LoadRunTest {
     @Test
     void mixesInBothGetQueriesAtTheRequestedRatio() throws Exception {
         try (StubApi api = new StubApi(request -> request.method().equals("POST") ? 201 : 200)) {
-            RunParameters parameters = new RunParameters(4, 1000, 100_000, 10, 5, "20210101", 0.2, 0, 10);
+            RunParameters parameters = new RunParameters(4, 1000, 100_000, 10, 5, "20210101", 0.2, 0, 10, 0);
             RunResult result = Runs.run(api.baseUrl(), parameters, null);
 
             Map<String, Long> byKind = api.requests().stream().collect(Collectors.groupingBy(
@@ -148,6 +148,17 @@ class LoadRunTest {
     }
 
     @Test
+    void opensANewConnectionWhenTheServerClosedTheLastOne() throws Exception {
+        try (StubApi api = new StubApi(request -> 201).closingEachConnection()) {
+            RunResult result = Runs.run(api.baseUrl(), Runs.standard(4, 5), null);
+
+            assertThat(api.requests()).hasSize(4 * 9 * 5);
+            assertThat(result.successful()).isEqualTo(180);
+            assertThat(result.firstTryFailures()).isZero();
+        }
+    }
+
+    @Test
     void countsConnectionErrorsAsFailures() throws Exception {
         int closedPort;
         try (ServerSocket socket = new ServerSocket(0)) {
@@ -193,7 +204,7 @@ class LoadRunTest {
             }
             return 201;
         })) {
-            RunParameters paced = new RunParameters(1, 1000, 100_000, 1, 5, "20210101", 0, 20, 10);
+            RunParameters paced = new RunParameters(1, 1000, 100_000, 1, 5, "20210101", 0, 20, 10, 0);
             RunResult result = Runs.run(api.baseUrl(), paced, csv);
 
             List<long[]> records = Files.readAllLines(csv).stream().skip(1).map(line -> line.split(","))

@@ -16,7 +16,8 @@ class RunCommandTest {
         String usage = new CommandLine(new RunCommand()).getUsageMessage();
 
         assertThat(usage).contains("http://localhost:8080", "Default: 1000", "Default: 100000", "Default: 300",
-                "Default: 5", "Default: 20210101", "--label", "--csv", "--out", "--rate", "--get-ratio");
+                "Default: 5", "Default: 20210101", "--label", "--csv", "--out", "--rate", "--get-ratio", "--retries",
+                "Default: " + RunCommand.RETRIES_RIDING_OUT_A_RESTART, "Retry-After", "--io-threads", "--watch-pid");
     }
 
     @Test

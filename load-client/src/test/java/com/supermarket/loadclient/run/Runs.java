@@ -5,6 +5,7 @@ import java.io.PrintStream;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
 
 import com.supermarket.loadclient.result.RunParameters;
 import com.supermarket.loadclient.result.RunResult;
@@ -16,13 +17,22 @@ final class Runs {
     }
 
     static RunParameters standard(int stores, int purchasesPerHour) {
-        return new RunParameters(stores, 1000, 100_000, purchasesPerHour, 5, "20210101", 0, 0, 10);
+        return standard(stores, purchasesPerHour, 0);
+    }
+
+    static RunParameters standard(int stores, int purchasesPerHour, int retries) {
+        return new RunParameters(stores, 1000, 100_000, purchasesPerHour, 5, "20210101", 0, 0, 10, retries);
     }
 
     static RunResult run(URI baseUrl, RunParameters parameters, Path csv) throws InterruptedException {
+        return run(baseUrl, parameters, csv, RunSettings.PAUSE_RETRIES_AFTER);
+    }
+
+    static RunResult run(URI baseUrl, RunParameters parameters, Path csv, Duration pauseRetriesAfter)
+            throws InterruptedException {
         RunSettings settings = new RunSettings(baseUrl, "test", parameters, csv, ProgressMode.OFF,
-                Duration.ofMillis(100), 42);
+                Duration.ofMillis(100), 42, 2, Map.of(), pauseRetriesAfter);
         PrintStream quiet = new PrintStream(OutputStream.nullOutputStream());
-        return new LoadRun(settings, LoadRun.newHttpClient(Duration.ofSeconds(2)), quiet).execute();
+        return new LoadRun(settings, quiet).execute();
     }
 }

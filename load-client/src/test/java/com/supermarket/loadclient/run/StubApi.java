@@ -15,7 +15,7 @@ import com.sun.net.httpserver.HttpServer;
 /** A stand-in purchase API on a random port that records every request and lets the test choose the answer. */
 final class StubApi implements AutoCloseable {
 
-    record Request(int index, String method, String path, String body) {
+    record Request(int index, String method, String path, String body, String idempotencyKey, long arrivedNanos) {
     }
 
     /** Decides the status of a request; may block to hold the client back. */
@@ -26,15 +26,22 @@ final class StubApi implements AutoCloseable {
     private final HttpServer server;
     private final ConcurrentLinkedQueue<Request> requests = new ConcurrentLinkedQueue<>();
     private final AtomicInteger arrivals = new AtomicInteger();
+    private volatile boolean closeEachConnection;
 
     StubApi(Responder responder) throws IOException {
+        this(responder, null);
+    }
+
+    /** @param retryAfter the {@code Retry-After} value sent with every 503, or null for none */
+    StubApi(Responder responder, String retryAfter) throws IOException {
         server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 512);
         server.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
         server.createContext("/", exchange -> {
             try (exchange) {
                 String body = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
                 Request request = new Request(arrivals.getAndIncrement(), exchange.getRequestMethod(),
-                        exchange.getRequestURI().getPath(), body);
+                        exchange.getRequestURI().getPath(), body,
+                        exchange.getRequestHeaders().getFirst("Idempotency-Key"), System.nanoTime());
                 requests.add(request);
                 int status;
                 try {
@@ -42,6 +49,12 @@ final class StubApi implements AutoCloseable {
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                     status = 500;
+                }
+                if (closeEachConnection) {
+                    exchange.getResponseHeaders().set("Connection", "close");
+                }
+                if (status == 503 && retryAfter != null) {
+                    exchange.getResponseHeaders().set("Retry-After", retryAfter);
                 }
                 byte[] answer = (status >= 400 ? "{\"message\":\"stub says no\"}" : "{}").getBytes(StandardCharsets.UTF_8);
                 exchange.sendResponseHeaders(status, answer.length);
@@ -51,6 +64,12 @@ final class StubApi implements AutoCloseable {
             }
         });
         server.start();
+    }
+
+    /** Answers with {@code Connection: close} from now on, so every request needs a new connection. */
+    StubApi closingEachConnection() {
+        closeEachConnection = true;
+        return this;
     }
 
     URI baseUrl() {

@@ -6,14 +6,15 @@ import org.HdrHistogram.SingleWriterRecorder;
 import com.supermarket.loadclient.result.RequestType;
 
 /**
- * Latencies of one store thread's successful requests, per request type, in microseconds.
+ * Latencies of the successful requests of the stores on one event loop, per request type, in
+ * microseconds.
  * <p>
- * Thread-safety: exactly one writer (the store's thread) calls {@link #recordSuccess}; one reader
+ * Thread-safety: exactly one writer (the loop's thread) calls {@link #recordSuccess}; one reader
  * (the sampler) may concurrently take {@link #intervalHistogram interval histograms}, which the
  * wait-free {@link SingleWriterRecorder} allows without a lock on the writer's path. The exact
- * count, sum and max are plain fields read only after the writer thread has been joined.
+ * count, sum and max are plain fields read only after every store of the loop has finished.
  */
-final class StoreMetrics {
+final class LoopMetrics {
 
     private static final RequestType[] TYPES = RequestType.values();
 
@@ -22,11 +23,12 @@ final class StoreMetrics {
     private final long[] sumMicros = new long[TYPES.length];
     private final long[] maxMicros = new long[TYPES.length];
 
-    StoreMetrics() {
+    LoopMetrics() {
         for (int i = 0; i < TYPES.length; i++) {
-            // 3 significant digits, auto-resizing and packed: a few KB per store instead of
-            // ~200 KB, so 1024 stores x 3 types stay small.
-            recorders[i] = new SingleWriterRecorder(3, true);
+            // 3 significant digits, auto-resizing. Not packed: there are only a few loops, and
+            // adding packed histograms up was a third of the client's CPU when every store had
+            // its own (JFR, see the README).
+            recorders[i] = new SingleWriterRecorder(3);
         }
     }
 
