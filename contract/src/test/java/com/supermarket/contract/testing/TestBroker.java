@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
+import com.supermarket.contract.BrokerSetup;
 import com.supermarket.contract.BrokerTopology;
 import com.supermarket.contract.ManagementClient;
 import com.supermarket.contract.Topology;
@@ -17,6 +18,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeoutException;
+import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
+import org.springframework.amqp.rabbit.core.RabbitAdmin;
 
 /**
  * A throw-away virtual host on the real RabbitMQ, so integration tests that run side by side
@@ -113,13 +116,15 @@ public final class TestBroker implements AutoCloseable {
      * shard queues of both sharded exchanges.
      */
     public void applyTopology(int shardsPerNode) {
-        BrokerTopology topology = new BrokerTopology(shardsPerNode);
-        try (Connection connection = newConnection(); Channel channel = connection.createChannel()) {
-            topology.declare(channel);
-        } catch (IOException | TimeoutException e) {
-            throw new IllegalStateException(e);
+        CachingConnectionFactory connections = new CachingConnectionFactory(connectionFactory());
+        try {
+            BrokerSetup setup = new BrokerSetup(new RabbitAdmin(connections), management, vhost, shardsPerNode, true);
+            if (!setup.ensure()) {
+                throw new IllegalStateException(setup.problem());
+            }
+        } finally {
+            connections.destroy();
         }
-        topology.applyPolicies(management, vhost);
         for (String exchange : Topology.SHARDED_EXCHANGES) {
             await("shard queues of " + exchange).atMost(Duration.ofSeconds(30))
                     .until(() -> shardQueues(exchange).size() >= shardsPerNode);
