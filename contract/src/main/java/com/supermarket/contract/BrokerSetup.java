@@ -24,29 +24,22 @@ public final class BrokerSetup {
     private final AmqpAdmin admin;
     private final ManagementClient management;
     private final String vhost;
-    private final int shardsPerNode;
-    private final boolean managePolicies;
+    private final BrokerSettings settings;
     private volatile boolean done;
     private volatile String problem = "the broker topology is not declared yet";
     private int attempts;
 
     /**
-     * @param admin          declares the topology (over the service's connection factory)
-     * @param management     sets the policies
-     * @param vhost          the virtual host the service works in
-     * @param shardsPerNode  shard queues per broker node of each sharded exchange
-     * @param managePolicies whether to set the policies (false when the deployment provides them)
+     * @param admin      declares the topology (over the service's connection factory)
+     * @param management sets the policies and lists shard queues
+     * @param vhost      the virtual host the service works in
+     * @param settings   shards per node, whether to set the policies, retry interval
      */
-    public BrokerSetup(AmqpAdmin admin, ManagementClient management, String vhost, int shardsPerNode,
-                       boolean managePolicies) {
-        if (shardsPerNode < 1) {
-            throw new IllegalArgumentException("shardsPerNode must be at least 1: " + shardsPerNode);
-        }
+    public BrokerSetup(AmqpAdmin admin, ManagementClient management, String vhost, BrokerSettings settings) {
         this.admin = admin;
         this.management = management;
         this.vhost = vhost;
-        this.shardsPerNode = shardsPerNode;
-        this.managePolicies = managePolicies;
+        this.settings = settings;
     }
 
     /**
@@ -62,20 +55,20 @@ public final class BrokerSetup {
         attempts++;
         try {
             BrokerTopology.declare(admin);
-            if (managePolicies) {
-                BrokerTopology.applyPolicies(management, vhost, shardsPerNode);
+            if (settings.managePolicies()) {
+                BrokerTopology.applyPolicies(management, vhost, settings.shardsPerNode());
             }
         } catch (BrokerTopology.ShardingPluginMissingException e) {
             problem = e.getMessage();
-            log.error("Broker not usable (attempt {}), will retry: {}", attempts, problem);
+            log.error("Broker not usable (attempt {}), retrying in {}: {}", attempts, settings.retryInterval(), problem);
             return false;
         } catch (RuntimeException e) {
             problem = "cannot prepare the broker in vhost '" + vhost + "': " + e;
-            log.warn("Broker not ready (attempt {}), will retry: {}", attempts, problem);
+            log.warn("Broker not ready (attempt {}), retrying in {}: {}", attempts, settings.retryInterval(), problem);
             return false;
         }
         log.info("Broker topology declared in vhost '{}' after {} attempt(s); policies {}", vhost, attempts,
-                managePolicies ? "applied (" + shardsPerNode + " shard(s) per node)" : "left to the deployment");
+                settings.managePolicies() ? "applied (" + settings.shardsPerNode() + " shard(s) per node)" : "left to the deployment");
         problem = null;
         done = true;
         return true;
@@ -94,5 +87,15 @@ public final class BrokerSetup {
     /** The virtual host this setup prepares. */
     public String vhost() {
         return vhost;
+    }
+
+    /** The shared broker settings this setup was built from. */
+    public BrokerSettings settings() {
+        return settings;
+    }
+
+    /** The management API client this setup uses (also for shard discovery). */
+    public ManagementClient management() {
+        return management;
     }
 }

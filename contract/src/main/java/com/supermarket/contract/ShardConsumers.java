@@ -45,7 +45,6 @@ public final class ShardConsumers implements SmartLifecycle {
 
     private final String exchange;
     private final BrokerSetup setup;
-    private final ManagementClient management;
     private final Settings settings;
     private final TrackingContainer container;
     private final Set<String> shards = ConcurrentHashMap.newKeySet();
@@ -86,16 +85,15 @@ public final class ShardConsumers implements SmartLifecycle {
     /**
      * @param exchange          the sharded exchange whose shard queues to consume
      * @param connectionFactory the service's connection factory
-     * @param setup             prepares the broker before the first discovery
-     * @param management        lists the shard queues
+     * @param setup             prepares the broker before the first discovery; its management
+     *                          client lists the shard queues
      * @param settings          consumers, prefetch, intervals
      * @param listener          handles each delivery and acknowledges it itself (manual ack)
      */
-    public ShardConsumers(String exchange, ConnectionFactory connectionFactory, BrokerSetup setup,
-                          ManagementClient management, Settings settings, MessageListener listener) {
+    public ShardConsumers(String exchange, ConnectionFactory connectionFactory, BrokerSetup setup, Settings settings,
+                          MessageListener listener) {
         this.exchange = exchange;
         this.setup = setup;
-        this.management = management;
         this.settings = settings;
         this.container = new TrackingContainer(connectionFactory);
         container.setConsumersPerQueue(settings.consumersPerShard());
@@ -120,7 +118,7 @@ public final class ShardConsumers implements SmartLifecycle {
                 problem = setup.problem();
                 return;
             }
-            List<String> found = BrokerTopology.shardQueues(management, setup.vhost(), exchange);
+            List<String> found = BrokerTopology.shardQueues(setup.management(), setup.vhost(), exchange);
             for (String shard : found) {
                 if (shards.add(shard)) {
                     consume(shard);
@@ -181,6 +179,11 @@ public final class ShardConsumers implements SmartLifecycle {
             details.put("problem", problem);
         }
         return details;
+    }
+
+    /** The shard queues found and given consumers so far. */
+    public int shardCount() {
+        return shards.size();
     }
 
     /** The settings this consumes with. */

@@ -10,6 +10,7 @@ import static org.mockito.Mockito.verify;
 
 import java.io.IOException;
 import java.net.URI;
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.springframework.amqp.AmqpConnectException;
 import org.springframework.amqp.AmqpIOException;
@@ -21,12 +22,16 @@ class BrokerSetupTest {
     private final AmqpAdmin admin = mock(AmqpAdmin.class);
     private final ManagementClient unusedManagement = new ManagementClient(URI.create("http://127.0.0.1:1"), "u", "p");
 
+    private static BrokerSettings settings(boolean managePolicies) {
+        return new BrokerSettings(URI.create("http://127.0.0.1:1"), 4, managePolicies, null, Duration.ofSeconds(1));
+    }
+
     @Test
     void aMissingShardingPluginIsRetriedWithAMessageThatSaysHowToEnableIt() {
         doThrow(new AmqpIOException(new IOException("connection error; protocol method: #method<connection.close>"
                 + "(reply-code=503, reply-text=COMMAND_INVALID - unknown exchange type 'x-modulus-hash')")))
                 .doNothing().when(admin).declareExchange(any(Exchange.class));
-        BrokerSetup setup = new BrokerSetup(admin, unusedManagement, "/", 4, false);
+        BrokerSetup setup = new BrokerSetup(admin, unusedManagement, "/", settings(false));
 
         assertThat(setup.ensure()).isFalse();
         assertThat(setup.problem()).contains("rabbitmq-plugins enable rabbitmq_sharding");
@@ -40,7 +45,7 @@ class BrokerSetupTest {
     void anUnreachableBrokerIsRetriedAndASucceededSetupIsNotRepeated() {
         doThrow(new AmqpConnectException(new IOException("Connection refused"))).doNothing()
                 .when(admin).declareExchange(any(Exchange.class));
-        BrokerSetup setup = new BrokerSetup(admin, unusedManagement, "v", 4, false);
+        BrokerSetup setup = new BrokerSetup(admin, unusedManagement, "v", settings(false));
 
         assertThat(setup.ensure()).isFalse();
         assertThat(setup.problem()).contains("Connection refused").contains("'v'");
@@ -54,7 +59,7 @@ class BrokerSetupTest {
     @Test
     void policiesThatCannotBeSetKeepTheSetupPending() {
         doNothing().when(admin).declareExchange(any(Exchange.class));
-        BrokerSetup setup = new BrokerSetup(admin, unusedManagement, "/", 4, true);
+        BrokerSetup setup = new BrokerSetup(admin, unusedManagement, "/", settings(true));
 
         assertThat(setup.ensure()).isFalse();
         assertThat(setup.problem()).contains("management API");

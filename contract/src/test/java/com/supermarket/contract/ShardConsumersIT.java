@@ -36,13 +36,14 @@ class ShardConsumersIT {
         viaProxy.setHost(proxy.host());
         viaProxy.setPort(proxy.port());
         connections = new CachingConnectionFactory(viaProxy);
-        BrokerSetup setup = new BrokerSetup(new RabbitAdmin(connections), broker.management(), broker.vhost(), 2, true);
+        BrokerSettings settings = broker.settings(2, Duration.ofMillis(300));
+        BrokerSetup setup = new BrokerSetup(new RabbitAdmin(connections), broker.management(), broker.vhost(), settings);
         ChannelAwareMessageListener listener = (message, channel) -> {
             received.add(new String(message.getBody(), StandardCharsets.UTF_8));
             channel.basicAck(message.getMessageProperties().getDeliveryTag(), false);
         };
-        consumers = new ShardConsumers(Topology.STORE_EXCHANGE, connections, setup, broker.management(),
-                new ShardConsumers.Settings(2, 10, Duration.ofMillis(500), Duration.ofMillis(200)), listener);
+        consumers = new ShardConsumers(Topology.STORE_EXCHANGE, connections, setup,
+                settings.consumers(2, 10), listener);
     }
 
     @AfterEach

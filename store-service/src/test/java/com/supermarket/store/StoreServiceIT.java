@@ -61,10 +61,12 @@ class StoreServiceIT {
     @DynamicPropertySource
     static void broker(DynamicPropertyRegistry registry) {
         BROKER.springProperties().forEach((name, value) -> registry.add(name, () -> value));
-        registry.add("broker.management-url", () -> "http://" + BROKER.host() + ":15672");
-        registry.add("broker.shards-per-node", () -> SHARDS);
+        registry.add("platform.broker.management-url", () -> "http://" + BROKER.host() + ":15672");
+        registry.add("platform.broker.shards-per-node", () -> SHARDS);
         registry.add("store.ingest.consumers-per-shard", () -> 2);
-        registry.add("store.ingest.rediscover-interval", () -> "500ms");
+        // 2 consumers x prefetch 10 x 50 purchases fit the 1,024-id dedup window.
+        registry.add("store.ingest.max-purchases-per-message", () -> 50);
+        registry.add("platform.broker.discovery-interval", () -> "500ms");
     }
 
     @TestConfiguration
@@ -104,7 +106,7 @@ class StoreServiceIT {
     void consumesShardsAddedLater() {
         await().atMost(Duration.ofSeconds(30)).until(() -> BROKER.shardQueues(Topology.STORE_EXCHANGE).size() == SHARDS);
 
-        new BrokerTopology(SHARDS + 1).applyPolicies(BROKER.management(), BROKER.vhost());
+        BrokerTopology.applyPolicies(BROKER.management(), BROKER.vhost(), SHARDS + 1);
 
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
             List<String> shards = BROKER.shardQueues(Topology.STORE_EXCHANGE);

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
+import com.supermarket.contract.BrokerSettings;
 import com.supermarket.contract.BrokerSetup;
 import com.supermarket.contract.BrokerTopology;
 import com.supermarket.contract.ManagementClient;
@@ -36,6 +37,7 @@ public final class TestBroker implements AutoCloseable {
     private final int port;
     private final String username;
     private final String password;
+    private final URI managementUri;
     private final ManagementClient management;
     private final String vhost;
 
@@ -44,7 +46,7 @@ public final class TestBroker implements AutoCloseable {
         port = Integer.parseInt(env("RABBITMQ_PORT", "5672"));
         username = env("RABBITMQ_USERNAME", "guest");
         password = env("RABBITMQ_PASSWORD", "guest");
-        URI managementUri = URI.create(env("RABBITMQ_MANAGEMENT_URL", "http://" + host + ":15672"));
+        managementUri = URI.create(env("RABBITMQ_MANAGEMENT_URL", "http://" + host + ":15672"));
         requireReachable(host, port, "RabbitMQ (AMQP)");
         requireReachable(managementUri.getHost(), managementUri.getPort(), "the RabbitMQ management API");
         management = new ManagementClient(managementUri, username, password);
@@ -118,7 +120,8 @@ public final class TestBroker implements AutoCloseable {
     public void applyTopology(int shardsPerNode) {
         CachingConnectionFactory connections = new CachingConnectionFactory(connectionFactory());
         try {
-            BrokerSetup setup = new BrokerSetup(new RabbitAdmin(connections), management, vhost, shardsPerNode, true);
+            BrokerSetup setup = new BrokerSetup(new RabbitAdmin(connections), management, vhost,
+                    settings(shardsPerNode, Duration.ofSeconds(1)));
             if (!setup.ensure()) {
                 throw new IllegalStateException(setup.problem());
             }
@@ -129,6 +132,14 @@ public final class TestBroker implements AutoCloseable {
             await("shard queues of " + exchange).atMost(Duration.ofSeconds(30))
                     .until(() -> shardQueues(exchange).size() >= shardsPerNode);
         }
+    }
+
+    /**
+     * The shared broker settings for this broker: the policies applied by the services, shard
+     * discovery and retries every {@code interval}.
+     */
+    public BrokerSettings settings(int shardsPerNode, Duration interval) {
+        return new BrokerSettings(managementUri, shardsPerNode, true, interval, interval);
     }
 
     public List<String> shardQueues(String exchange) {

@@ -1,12 +1,13 @@
 package com.supermarket.store.ingest;
 
+import com.supermarket.contract.ShardConsumers;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.stereotype.Component;
 
 /**
- * Readiness of consumption ({@code shardConsumers}): up once at least one {@code storeX} shard
- * queue is consumed, so an instance that cannot see its shards is not reported ready.
+ * Readiness of consumption ({@code shardConsumers}): DOWN until the broker is prepared and a
+ * {@code storeX} shard queue is consumed, with the reason in the details.
  */
 @Component
 class ShardConsumersHealthIndicator implements HealthIndicator {
@@ -19,7 +20,6 @@ class ShardConsumersHealthIndicator implements HealthIndicator {
 
     @Override
     public Health health() {
-        Health.Builder health = consumers.isConsuming() ? Health.up() : Health.down();
-        return health.withDetail("shards", consumers.consumedShards()).build();
+        return (consumers.isConsuming() ? Health.up() : Health.down()).withDetails(consumers.details()).build();
     }
 }
