@@ -41,6 +41,13 @@ import org.springframework.context.SmartLifecycle;
  */
 public final class ShardConsumers implements SmartLifecycle {
 
+    /**
+     * Stopped after the lifecycle beans of the default phase, so that a listener's collaborator
+     * holding a delivery (e.g. a writer waiting for its database) is released first, and before
+     * the web server stops.
+     */
+    public static final int PHASE = DEFAULT_PHASE - 100;
+
     private static final Logger log = LoggerFactory.getLogger(ShardConsumers.class);
 
     private final String exchange;
@@ -216,6 +223,11 @@ public final class ShardConsumers implements SmartLifecycle {
     @Override
     public synchronized boolean isRunning() {
         return discovery != null;
+    }
+
+    @Override
+    public int getPhase() {
+        return PHASE;
     }
 
     /**
