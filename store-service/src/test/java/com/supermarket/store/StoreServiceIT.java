@@ -66,6 +66,7 @@ class StoreServiceIT {
         registry.add("store.ingest.consumers-per-shard", () -> 2);
         // 2 consumers x prefetch 10 x 50 purchases fit the 1,024-id dedup window.
         registry.add("store.ingest.max-purchases-per-message", () -> 50);
+        registry.add("store.query.rpc-consumers", () -> 3);
         registry.add("platform.broker.discovery-interval", () -> "500ms");
     }
 
@@ -93,7 +94,7 @@ class StoreServiceIT {
     @Test
     void consumesEveryShardQueueByNameAndTheRpcQueueConcurrently() {
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
-            assertThat(consumersOf(Topology.STORE_RPC_QUEUE)).as("RPC consumers").isEqualTo(2);
+            assertThat(consumersOf(Topology.STORE_RPC_QUEUE)).as("RPC consumers").isEqualTo(3);
             List<String> shards = BROKER.shardQueues(Topology.STORE_EXCHANGE);
             assertThat(shards).hasSizeGreaterThanOrEqualTo(SHARDS);
             for (String shard : shards) {
