@@ -4,6 +4,8 @@ import com.supermarket.contract.BrokerSetup;
 import com.supermarket.contract.ShardConsumers;
 import com.supermarket.contract.Topology;
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -21,5 +23,14 @@ class IngestConfiguration {
                                           PurchaseBatchListener listener) {
         return new ShardConsumers(Topology.PURCHASE_EXCHANGE, connectionFactory, setup,
                 setup.settings().consumers(ingest.consumersPerShard(), ingest.prefetch()), listener);
+    }
+
+    /**
+     * Readiness of consumption ({@code shardConsumers}): DOWN until the broker is prepared and a
+     * {@code purchaseX} shard queue is consumed, with the reason in the details.
+     */
+    @Bean
+    HealthIndicator shardConsumers(ShardConsumers consumers) {
+        return () -> (consumers.isConsuming() ? Health.up() : Health.down()).withDetails(consumers.details()).build();
     }
 }

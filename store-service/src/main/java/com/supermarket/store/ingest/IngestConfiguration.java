@@ -7,6 +7,8 @@ import com.supermarket.store.counts.StoreCounts;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -32,5 +34,14 @@ class IngestConfiguration {
         Gauge.builder("store.shards.consumed", consumers, ShardConsumers::shardCount)
                 .description("Shard queues of storeX this instance consumes").register(registry);
         return consumers;
+    }
+
+    /**
+     * Readiness of consumption ({@code shardConsumers}): DOWN until the broker is prepared and a
+     * {@code storeX} shard queue is consumed, with the reason in the details.
+     */
+    @Bean
+    HealthIndicator shardConsumers(ShardConsumers consumers) {
+        return () -> (consumers.isConsuming() ? Health.up() : Health.down()).withDetails(consumers.details()).build();
     }
 }
