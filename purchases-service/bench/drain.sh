@@ -14,8 +14,8 @@ deletes the vhost and the database. The first start only prepares the broker (to
 policies, shard queues), so the publish has somewhere to go.
 
 Build first: ./mvnw -B -ntp -pl purchases-service -am package -DskipTests
-Environment: BENCH_VHOST (bench-drain), BENCH_DATABASE (purchases_bench_drain), BENCH_PORT (28482),
-JAVA_HOME (else scripts/find-jdk.sh).
+Environment: BENCH_VHOST (bench-drain), BENCH_DATABASE (purchases_bench_drain), BENCH_PORT (28482,
+the lookups), BENCH_MANAGEMENT_PORT (28483, actuator), JAVA_HOME (else scripts/find-jdk.sh).
 USAGE
 }
 
@@ -34,6 +34,7 @@ root="$(cd "$here/../.." && pwd)"
 java="${JAVA_HOME:-$("$root/scripts/find-jdk.sh")}/bin/java"
 jar="$root/purchases-service/target/purchases-service-0.1.0-SNAPSHOT.jar"
 vhost="${BENCH_VHOST:-bench-drain}" database="${BENCH_DATABASE:-purchases_bench_drain}" port="${BENCH_PORT:-28482}"
+management_port="${BENCH_MANAGEMENT_PORT:-28483}"
 management=http://localhost:15672 auth=guest:guest
 [[ -f "$jar" ]] || { echo "build the jar first: ./mvnw -B -ntp -pl purchases-service -am package -DskipTests" >&2; exit 1; }
 classpath="$root/contract/target/classes:$("$root/mvnw" -B -ntp -q -f "$root/pom.xml" -pl contract \
@@ -52,13 +53,13 @@ curl -fsS -u "$auth" -X PUT -H 'content-type: application/json' -d '{"configure"
   "$management/api/permissions/$vhost/${auth%%:*}" >/dev/null
 
 start_service() {
-  SERVER_PORT="$port" RABBITMQ_VHOST="$vhost" LOG_FORMAT= \
+  SERVER_PORT="$port" MANAGEMENT_PORT="$management_port" RABBITMQ_VHOST="$vhost" LOG_FORMAT= \
     MYSQL_URL="jdbc:mysql://localhost:3306/$database?createDatabaseIfNotExist=true" \
     "$java" -Xmx512m -jar "$jar" >"/tmp/purchases-drain-$1.log" 2>&1 &
   pid=$!
 }
 start_service prepare
-until curl -fsS "localhost:$port/actuator/health/readiness" >/dev/null 2>&1; do sleep 1; done
+until curl -fsS "localhost:$management_port/actuator/health/readiness" >/dev/null 2>&1; do sleep 1; done
 kill "$pid"; wait "$pid" || true; pid=""
 "$java" -cp "$classpath" "$here/PublishBatches.java" "$vhost" "$purchases" "$batch"
 start_service drain

@@ -181,12 +181,18 @@ spec:
             - name: http
               containerPort: {{ $values.port }}
               protocol: TCP
+            # Actuator: probes and metrics only, never behind the Ingress.
+            - name: management
+              containerPort: {{ $root.Values.managementPort }}
+              protocol: TCP
           envFrom:
             - configMapRef:
                 name: {{ include "supermarket.configName" $root }}
           env:
             - name: SERVER_PORT
               value: {{ $values.port | quote }}
+            - name: MANAGEMENT_PORT
+              value: {{ $root.Values.managementPort | quote }}
             {{- include "supermarket.rabbitmqCredentialsEnv" $root | trim | nindent 12 }}
             {{- with $values.javaToolOptions }}
             # Overrides the shared JAVA_TOOL_OPTIONS of the ConfigMap for this service only.
@@ -218,6 +224,17 @@ spec:
         - name: tmp
           emptyDir:
             sizeLimit: 256Mi
+      {{- with $values.topologySpreadConstraints }}
+      topologySpreadConstraints:
+        {{- range . }}
+        - {{ toYaml . | nindent 10 | trim }}
+          labelSelector:
+            matchLabels:
+              {{- include "supermarket.selectorLabels" $component | nindent 14 }}
+          matchLabelKeys:
+            - pod-template-hash
+        {{- end }}
+      {{- end }}
       {{- with $values.nodeSelector }}
       nodeSelector:
         {{- toYaml . | nindent 8 }}
@@ -230,4 +247,28 @@ spec:
       tolerations:
         {{- toYaml . | nindent 8 }}
       {{- end }}
+{{- end }}
+
+{{/*
+The StorageClass of a volume: the component's own class, else global.storageClass. Takes
+(dict "root" $ "className" .Values.<component>.persistence.storageClassName). Empty: the
+cluster's default class.
+*/}}
+{{- define "supermarket.storageClass" -}}
+{{- .className | default .root.Values.global.storageClass }}
+{{- end }}
+
+{{/*
+The ports of a service's Service: the API (http) and actuator (management, for Prometheus).
+Takes (dict "root" $ "port" <service port>).
+*/}}
+{{- define "supermarket.servicePorts" -}}
+- name: http
+  port: {{ .port }}
+  targetPort: http
+  protocol: TCP
+- name: management
+  port: {{ .root.Values.managementPort }}
+  targetPort: management
+  protocol: TCP
 {{- end }}

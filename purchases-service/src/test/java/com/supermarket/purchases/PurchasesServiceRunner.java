@@ -33,6 +33,8 @@ final class PurchasesServiceRunner implements AutoCloseable {
         properties.put("platform.broker.discovery-interval", "2s");
         properties.put("platform.broker.retry-interval", "500ms");
         properties.put("server.port", "0");
+        // Actuator on the same (random) port as the lookups, so one client reaches both.
+        properties.put("management.server.port", "");
         properties.put("purchases.ingest.retry-max-backoff", "1s");
         properties.put("logging.structured.format.console", "");
         properties.putAll(extraProperties);

@@ -53,6 +53,7 @@ class RpcServerBenchmark {
         broker.springProperties().forEach((name, value) -> args.add("--" + name + "=" + value));
         args.add("--platform.broker.management-url=http://" + broker.host() + ":15672");
         args.add("--server.port=0");
+        args.add("--management.server.port=");
         args.add("--store.query.rpc-consumers=" + rpcConsumers);
         args.add("--logging.structured.format.console=");
         args.add("--logging.level.root=WARN");
