@@ -36,7 +36,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.TestConfiguration;
-import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.boot.test.web.server.LocalManagementPort;
 import org.springframework.context.annotation.Bean;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -55,7 +55,8 @@ class StoreServiceIT {
     private static Connection connection;
     private static RpcClient rpc;
 
-    @LocalServerPort
+    /** Actuator listens on its own port (MANAGEMENT_PORT), random in tests. */
+    @LocalManagementPort
     int port;
 
     @DynamicPropertySource
