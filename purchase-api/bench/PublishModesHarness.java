@@ -2,6 +2,8 @@ import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
+import com.supermarket.contract.BrokerSettings;
+import com.supermarket.contract.BrokerSetup;
 import com.supermarket.contract.BrokerTopology;
 import com.supermarket.contract.ManagementClient;
 import com.supermarket.contract.Purchase;
@@ -11,6 +13,7 @@ import com.supermarket.contract.WireFormat;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.util.ArrayList;
@@ -18,6 +21,8 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.LongAdder;
+import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
+import org.springframework.amqp.rabbit.core.RabbitAdmin;
 
 /**
  * Broker-side cost of the two publish modes without HTTP in the way: P publisher threads, each
@@ -46,11 +51,16 @@ public class PublishModesHarness {
                     ConnectionFactory factory = new ConnectionFactory();
                     factory.setVirtualHost(vhost);
                     try (Connection connection = factory.newConnection()) {
-                        BrokerTopology topology = new BrokerTopology(4);
-                        try (Channel channel = connection.createChannel()) {
-                            topology.declare(channel);
+                        CachingConnectionFactory declaring = new CachingConnectionFactory(factory);
+                        try {
+                            BrokerSetup setup = new BrokerSetup(new RabbitAdmin(declaring), management, vhost,
+                                    new BrokerSettings(URI.create("http://localhost:15672"), 4, true, null, Duration.ofSeconds(1)));
+                            if (!setup.ensure()) {
+                                throw new IllegalStateException(setup.problem());
+                            }
+                        } finally {
+                            declaring.destroy();
                         }
-                        topology.applyPolicies(management, vhost);
                         while (BrokerTopology.shardQueues(management, vhost, Topology.STORE_EXCHANGE).size() < 4
                                 || BrokerTopology.shardQueues(management, vhost, Topology.PURCHASE_EXCHANGE).size() < 4) {
                             Thread.sleep(200);

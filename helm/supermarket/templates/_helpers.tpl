@@ -132,7 +132,7 @@ The Deployment of one service; the three services differ only in the arguments. 
 root ($), component (name), values (the service's values), serviceAccountName, strategy
 (optional), autoscaled (bool: leave replicas to the HPA), extraEnv (rendered env entries). From
 the service's values it also takes javaToolOptions (overrides platform.javaToolOptions) and env
-(a map of further settings, e.g. INGEST_CONCURRENCY).
+(a map of further settings, e.g. PURCHASES_CONSUMERS_PER_SHARD).
 */}}
 {{- define "supermarket.deployment" -}}
 {{- $root := .root }}

@@ -1,70 +1,95 @@
 package com.supermarket.contract;
 
-import com.rabbitmq.client.Channel;
-import com.rabbitmq.client.ShutdownSignalException;
-import java.io.IOException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.springframework.amqp.AmqpException;
+import org.springframework.amqp.core.AmqpAdmin;
+import org.springframework.amqp.core.Binding;
+import org.springframework.amqp.core.CustomExchange;
+import org.springframework.amqp.core.Declarable;
+import org.springframework.amqp.core.Declarables;
+import org.springframework.amqp.core.Exchange;
+import org.springframework.amqp.core.FanoutExchange;
+import org.springframework.amqp.core.Queue;
 
 /**
- * Declares the platform's broker topology: idempotent, so every service applies it at startup
- * and any start order works. Declarations go over AMQP; the sharding and dead-letter policies,
- * which AMQP cannot set, go over the management API.
+ * The platform's broker topology, in one place for every service and test: the exchanges,
+ * queues and bindings as {@link Declarables} (declared over AMQP), and the sharding and
+ * dead-letter policies (set over the management API, which AMQP cannot do). Everything is
+ * idempotent, so any service may start first. {@link BrokerSetup} applies both.
  *
- * <p>Not thread-safe by itself (an AMQP channel is not); call it from one thread.
+ * <p>A service registers {@link #declarables()} as a bean, so Spring's {@code RabbitAdmin}
+ * declares it again on every new connection (the non-durable RPC queue does not survive a broker
+ * restart). Stateless and thread-safe.
  */
 public final class BrokerTopology {
 
     /** Default number of shard queues per broker node for each sharded exchange. */
     public static final int DEFAULT_SHARDS_PER_NODE = 4;
 
-    private final int shardsPerNode;
-
-    public BrokerTopology(int shardsPerNode) {
-        if (shardsPerNode < 1) {
-            throw new IllegalArgumentException("shardsPerNode must be at least 1: " + shardsPerNode);
-        }
-        this.shardsPerNode = shardsPerNode;
-    }
-
-    public int shardsPerNode() {
-        return shardsPerNode;
+    private BrokerTopology() {
     }
 
     /**
-     * Declares the exchanges, their bindings, the dead-letter exchange with its parking queue
-     * and the store RPC queue.
+     * The exchanges, their bindings, the dead-letter exchange with its parking queue and the
+     * store RPC queue; a new object on each call.
+     */
+    public static Declarables declarables() {
+        FanoutExchange ingress = new FanoutExchange(Topology.INGRESS_EXCHANGE, true, false);
+        FanoutExchange deadLetter = new FanoutExchange(Topology.DEAD_LETTER_EXCHANGE, true, false);
+        Queue parking = new Queue(Topology.PARKING_QUEUE, true, false, false);
+        List<Declarable> declarables = new ArrayList<>();
+        for (String sharded : Topology.SHARDED_EXCHANGES) {
+            declarables.add(new CustomExchange(sharded, Topology.SHARDING_EXCHANGE_TYPE, true, false));
+        }
+        declarables.add(ingress);
+        for (String sharded : Topology.SHARDED_EXCHANGES) {
+            declarables.add(new Binding(sharded, Binding.DestinationType.EXCHANGE, Topology.INGRESS_EXCHANGE, "", null));
+        }
+        declarables.add(deadLetter);
+        declarables.add(parking);
+        declarables.add(new Binding(Topology.PARKING_QUEUE, Binding.DestinationType.QUEUE, Topology.DEAD_LETTER_EXCHANGE, "", null));
+        // Requests carry their own expiration: a stale request is dropped instead of being
+        // answered to nobody. Not durable: a request outlives no broker restart.
+        declarables.add(new Queue(Topology.STORE_RPC_QUEUE, false, false, false));
+        return new Declarables(declarables);
+    }
+
+    /**
+     * Declares {@link #declarables()} now, in order, through {@code admin}, so that a failure is
+     * seen by the caller rather than only logged by a connection listener.
      *
      * @throws ShardingPluginMissingException if the broker does not know {@code x-modulus-hash}
-     * @throws IOException                    for any other broker error
+     * @throws AmqpException                  for any other broker error (e.g. unreachable)
      */
-    public void declare(Channel channel) throws IOException {
+    public static void declare(AmqpAdmin admin) {
         try {
-            channel.exchangeDeclare(Topology.PURCHASE_EXCHANGE, Topology.SHARDING_EXCHANGE_TYPE, true);
-            channel.exchangeDeclare(Topology.STORE_EXCHANGE, Topology.SHARDING_EXCHANGE_TYPE, true);
-        } catch (IOException | ShutdownSignalException e) {
-            if (String.valueOf(rootMessage(e)).contains("unknown exchange type")) {
+            for (Declarable declarable : declarables().getDeclarables()) {
+                switch (declarable) {
+                    case Exchange exchange -> admin.declareExchange(exchange);
+                    case Queue queue -> admin.declareQueue(queue);
+                    case Binding binding -> admin.declareBinding(binding);
+                    default -> throw new IllegalStateException("unexpected declarable " + declarable);
+                }
+            }
+        } catch (AmqpException e) {
+            if (causes(e).contains("unknown exchange type")) {
                 throw new ShardingPluginMissingException(e);
             }
             throw e;
         }
-        channel.exchangeDeclare(Topology.INGRESS_EXCHANGE, "fanout", true);
-        for (String sharded : Topology.SHARDED_EXCHANGES) {
-            channel.exchangeBind(sharded, Topology.INGRESS_EXCHANGE, "");
-        }
-        channel.exchangeDeclare(Topology.DEAD_LETTER_EXCHANGE, "fanout", true);
-        channel.queueDeclare(Topology.PARKING_QUEUE, true, false, false, Map.of());
-        channel.queueBind(Topology.PARKING_QUEUE, Topology.DEAD_LETTER_EXCHANGE, "");
-        // Requests carry their own expiration (the caller's timeout): a stale request is dropped
-        // instead of being answered to nobody. Not durable: a request outlives no broker restart.
-        channel.queueDeclare(Topology.STORE_RPC_QUEUE, false, false, false, Map.of());
     }
 
     /**
-     * Sets the sharding policy on both sharded exchanges and the dead-letter policy on their
-     * shard queues. The plugin creates the shard queues shortly after (asynchronously).
+     * Sets the sharding policy ({@code shardsPerNode} shard queues per node) on both sharded
+     * exchanges and the dead-letter policy on their shard queues. The plugin creates the shard
+     * queues shortly after (asynchronously).
      */
-    public void applyPolicies(ManagementClient management, String vhost) {
+    public static void applyPolicies(ManagementClient management, String vhost, int shardsPerNode) {
+        if (shardsPerNode < 1) {
+            throw new IllegalArgumentException("shardsPerNode must be at least 1: " + shardsPerNode);
+        }
         for (String exchange : Topology.SHARDED_EXCHANGES) {
             management.putPolicy(vhost, Topology.shardingPolicyName(exchange), "^" + exchange + "$", "exchanges", 10,
                     Map.of("shards-per-node", shardsPerNode, "routing-key", "shard"));
@@ -79,7 +104,7 @@ public final class BrokerTopology {
         return management.queueNames(vhost, Topology.shardQueuePrefix(exchange));
     }
 
-    private static String rootMessage(Throwable e) {
+    private static String causes(Throwable e) {
         StringBuilder messages = new StringBuilder();
         for (Throwable t = e; t != null; t = t.getCause()) {
             messages.append(t.getMessage()).append(' ');
@@ -92,8 +117,8 @@ public final class BrokerTopology {
         public ShardingPluginMissingException(Throwable cause) {
             super("RabbitMQ does not know the exchange type " + Topology.SHARDING_EXCHANGE_TYPE
                     + ": the rabbitmq_sharding plugin is not enabled. Enable it on every broker node with "
-                    + "'rabbitmq-plugins enable rabbitmq_sharding' (and rabbitmq_management for the policies), "
-                    + "then restart this service.", cause);
+                    + "'rabbitmq-plugins enable rabbitmq_sharding' (and rabbitmq_management for the policies); "
+                    + "this service keeps retrying and turns ready once it is", cause);
         }
     }
 }

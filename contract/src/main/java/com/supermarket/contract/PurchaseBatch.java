@@ -82,7 +82,7 @@ public record PurchaseBatch(int version, List<Purchase> purchases) {
      */
     public static Decoded decode(String type, byte[] body) {
         if (type == null || type.isEmpty()) {
-            return decodeElements(List.of(body));
+            return decodeSingle(body);
         }
         if (!MESSAGE_TYPE.equals(type)) {
             throw new MalformedMessageException("unknown message type '" + type + "', expected " + MESSAGE_TYPE, null);
@@ -101,24 +101,25 @@ public record PurchaseBatch(int version, List<Purchase> purchases) {
         if (!elements.isArray() || elements.isEmpty()) {
             throw new MalformedMessageException("a purchase batch without purchases", null);
         }
-        List<byte[]> raw = new ArrayList<>(elements.size());
-        for (JsonNode element : elements) {
-            raw.add(WireFormat.mapper().writeValueAsBytes(element));
-        }
-        return decodeElements(raw);
-    }
-
-    private static Decoded decodeElements(List<byte[]> raw) {
-        List<Purchase> purchases = new ArrayList<>(raw.size());
+        List<Purchase> purchases = new ArrayList<>(elements.size());
         List<Poison> poison = new ArrayList<>(0);
-        for (byte[] json : raw) {
+        for (JsonNode element : elements) {
+            // From the parsed tree: the element's bytes are only written out again for poison.
             try {
-                purchases.add(WireFormat.decode(json, Purchase.class));
+                purchases.add(WireFormat.decode(element, Purchase.class));
             } catch (MalformedMessageException e) {
-                poison.add(new Poison(json, e.getMessage()));
+                poison.add(new Poison(WireFormat.mapper().writeValueAsBytes(element), e.getMessage()));
             }
         }
         return new Decoded(List.copyOf(purchases), List.copyOf(poison));
+    }
+
+    private static Decoded decodeSingle(byte[] body) {
+        try {
+            return new Decoded(List.of(WireFormat.decode(body, Purchase.class)), List.of());
+        } catch (MalformedMessageException e) {
+            return new Decoded(List.of(), List.of(new Poison(body, e.getMessage())));
+        }
     }
 
     /**

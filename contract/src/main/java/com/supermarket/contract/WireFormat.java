@@ -2,6 +2,7 @@ package com.supermarket.contract;
 
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.DeserializationFeature;
+import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -35,6 +36,19 @@ public final class WireFormat {
     public static <T> T decode(byte[] body, Class<T> type) {
         try {
             return MAPPER.readValue(body, type);
+        } catch (JacksonException | IllegalArgumentException | NullPointerException e) {
+            throw new MalformedMessageException("not a valid " + type.getSimpleName() + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Decodes one element of an already parsed document (no second parse of its bytes).
+     *
+     * @throws MalformedMessageException as {@link #decode(byte[], Class)}
+     */
+    public static <T> T decode(JsonNode node, Class<T> type) {
+        try {
+            return MAPPER.treeToValue(node, type);
         } catch (JacksonException | IllegalArgumentException | NullPointerException e) {
             throw new MalformedMessageException("not a valid " + type.getSimpleName() + ": " + e.getMessage(), e);
         }

@@ -3,14 +3,12 @@ package com.supermarket.deployment;
 import static com.supermarket.deployment.DeploymentFiles.map;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.rabbitmq.client.Channel;
 import com.sun.net.httpserver.HttpServer;
 import com.supermarket.contract.BrokerTopology;
 import com.supermarket.contract.ManagementClient;
 import com.supermarket.contract.Topology;
 import com.supermarket.contract.WireFormat;
 import java.io.IOException;
-import java.lang.reflect.Proxy;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -19,14 +17,19 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.Test;
+import org.springframework.amqp.core.Binding;
+import org.springframework.amqp.core.Declarable;
+import org.springframework.amqp.core.Exchange;
+import org.springframework.amqp.core.Queue;
 
 /**
  * The RabbitMQ definitions docker-compose boots with declare exactly what the services would
- * declare themselves: the contract's {@link BrokerTopology} is run against a recording channel
- * and a recording management API, and the results compared with the file. One source of truth.
+ * declare themselves: the contract's {@link BrokerTopology} declarables, and its policies as PUT
+ * to a recording management API, compared with the file. One source of truth.
  */
 @SuppressWarnings("unchecked")
 class RabbitDefinitionsTest {
@@ -34,7 +37,7 @@ class RabbitDefinitionsTest {
     private final RabbitDefinitions definitions = new RabbitDefinitions();
 
     @Test
-    void declaresExactlyTheExchangesOfTheContractTopology() throws IOException {
+    void declaresExactlyTheExchangesOfTheContractTopology() {
         List<Map<String, Object>> declared = recordDeclarations().get("exchanges");
 
         assertThat(definitions.section("exchanges"))
@@ -48,7 +51,7 @@ class RabbitDefinitionsTest {
     }
 
     @Test
-    void declaresExactlyTheBindingsOfTheContractTopology() throws IOException {
+    void declaresExactlyTheBindingsOfTheContractTopology() {
         List<Map<String, Object>> declared = recordDeclarations().get("bindings");
 
         assertThat(definitions.section("bindings"))
@@ -59,7 +62,7 @@ class RabbitDefinitionsTest {
     }
 
     @Test
-    void declaresExactlyTheQueuesOfTheContractTopology() throws IOException {
+    void declaresExactlyTheQueuesOfTheContractTopology() {
         List<Map<String, Object>> declared = recordDeclarations().get("queues");
 
         assertThat(definitions.section("queues"))
@@ -117,41 +120,30 @@ class RabbitDefinitionsTest {
                 .contains("rabbitmq_sharding", "rabbitmq_management");
     }
 
-    /** What {@link BrokerTopology#declare} does to a channel, in definitions.json's terms. */
-    private static Map<String, List<Map<String, Object>>> recordDeclarations() throws IOException {
+    /** What {@link BrokerTopology#declarables()} declares, in definitions.json's terms. */
+    private static Map<String, List<Map<String, Object>>> recordDeclarations() {
         Map<String, List<Map<String, Object>>> recorded = new HashMap<>();
         recorded.put("exchanges", new ArrayList<>());
         recorded.put("bindings", new ArrayList<>());
         recorded.put("queues", new ArrayList<>());
-        Channel channel = (Channel) Proxy.newProxyInstance(Channel.class.getClassLoader(), new Class<?>[] {Channel.class},
-                (proxy, method, args) -> {
-                    switch (method.getName()) {
-                        case "exchangeDeclare" -> {
-                            if (args.length != 3 || !(args[1] instanceof String)) {
-                                throw new UnsupportedOperationException("unexpected overload " + method);
-                            }
-                            recorded.get("exchanges").add(Map.of("name", args[0], "type", args[1], "durable", args[2]));
-                        }
-                        case "exchangeBind" -> recorded.get("bindings").add(Map.of("destination", args[0],
-                                "source", args[1], "routing_key", args[2], "destination_type", "exchange"));
-                        case "queueDeclare" -> {
-                            if (args.length != 5) {
-                                throw new UnsupportedOperationException("unexpected overload " + method);
-                            }
-                            if (Boolean.TRUE.equals(args[2])) {
-                                throw new AssertionError("an exclusive queue cannot be predeclared: " + args[0]);
-                            }
-                            recorded.get("queues").add(Map.of("name", args[0], "durable", args[1],
-                                    "auto_delete", args[3], "arguments", args[4]));
-                        }
-                        case "queueBind" -> recorded.get("bindings").add(Map.of("destination", args[0],
-                                "source", args[1], "routing_key", args[2], "destination_type", "queue"));
-                        default -> throw new UnsupportedOperationException(
-                                "BrokerTopology calls " + method + ": teach this test what it declares");
-                    }
-                    return null;
-                });
-        new BrokerTopology(BrokerTopology.DEFAULT_SHARDS_PER_NODE).declare(channel);
+        for (Declarable declarable : BrokerTopology.declarables().getDeclarables()) {
+            switch (declarable) {
+                case Exchange e -> {
+                    assertThat(e.isAutoDelete() || e.isInternal() || !e.getArguments().isEmpty()).as(e.getName()).isFalse();
+                    recorded.get("exchanges").add(Map.of("name", e.getName(), "type", e.getType(), "durable", e.isDurable()));
+                }
+                case Binding b -> recorded.get("bindings").add(Map.of("destination", b.getDestination(),
+                        "source", b.getExchange(), "routing_key", b.getRoutingKey(),
+                        "destination_type", b.getDestinationType().name().toLowerCase(Locale.ROOT)));
+                case Queue q -> {
+                    assertThat(q.isExclusive()).as("an exclusive queue cannot be predeclared: " + q.getName()).isFalse();
+                    recorded.get("queues").add(Map.of("name", q.getName(), "durable", q.isDurable(),
+                            "auto_delete", q.isAutoDelete(), "arguments", q.getArguments()));
+                }
+                default -> throw new UnsupportedOperationException(
+                        "BrokerTopology declares " + declarable + ": teach this test what it declares");
+            }
+        }
         return recorded;
     }
 
@@ -177,7 +169,7 @@ class RabbitDefinitionsTest {
         server.start();
         try {
             URI uri = URI.create("http://127.0.0.1:" + server.getAddress().getPort());
-            new BrokerTopology(shardsPerNode).applyPolicies(new ManagementClient(uri, "recorder", "recorder"), vhost);
+            BrokerTopology.applyPolicies(new ManagementClient(uri, "recorder", "recorder"), vhost, shardsPerNode);
         } finally {
             server.stop(0);
         }

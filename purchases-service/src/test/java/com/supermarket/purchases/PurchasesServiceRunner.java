@@ -3,6 +3,7 @@ package com.supermarket.purchases;
 import com.supermarket.contract.Purchase;
 import com.supermarket.contract.WireFormat;
 import com.supermarket.contract.testing.TestBroker;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.HashMap;
 import java.util.Map;
@@ -26,14 +27,15 @@ final class PurchasesServiceRunner implements AutoCloseable {
     PurchasesServiceRunner(String profile, TestBroker broker, Map<String, String> extraProperties) {
         Map<String, String> properties = new HashMap<>(broker.springProperties());
         String managementUrl = System.getenv("RABBITMQ_MANAGEMENT_URL");
-        properties.put("broker.management-url",
+        properties.put("platform.broker.management-url",
                 managementUrl == null || managementUrl.isBlank() ? "http://" + broker.host() + ":15672" : managementUrl);
-        properties.put("broker.shards-per-node", "2");
-        properties.put("broker.discovery-interval", "2s");
+        properties.put("platform.broker.shards-per-node", "2");
+        properties.put("platform.broker.discovery-interval", "2s");
+        properties.put("platform.broker.retry-interval", "500ms");
         properties.put("server.port", "0");
-        properties.put("ingest.retry-max-backoff", "1s");
-        properties.put("ingest.batch-size", "50");
-        properties.put("ingest.concurrency", "2");
+        // Actuator on the same (random) port as the lookups, so one client reaches both.
+        properties.put("management.server.port", "");
+        properties.put("purchases.ingest.retry-max-backoff", "1s");
         properties.put("logging.structured.format.console", "");
         properties.putAll(extraProperties);
         // As command-line arguments: they win over application.yml (builder "properties" would not).
@@ -74,8 +76,9 @@ final class PurchasesServiceRunner implements AutoCloseable {
         return http.get().uri("/actuator/prometheus").retrieve().body(String.class);
     }
 
+    /** A counter summed over its tags. */
     double counter(String name) {
-        return context.getBean(MeterRegistry.class).counter(name).count();
+        return context.getBean(MeterRegistry.class).find(name).counters().stream().mapToDouble(Counter::count).sum();
     }
 
     /** Deliveries handed to the writer so far, duplicates included (the sum of the batch sizes). */

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.supermarket.contract.Purchase;
+import com.supermarket.contract.PurchaseBatch;
 import com.supermarket.contract.Topology;
 import com.supermarket.contract.WireFormat;
 import com.supermarket.contract.testing.TestBroker;
@@ -13,6 +14,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -110,7 +112,51 @@ abstract class StorageScenarios {
     }
 
     @Test
-    void aPoisonMessageIsParkedAndTheRestOfItsBatchIsStored() {
+    void aPoisonPurchaseInsideABatchIsParkedAloneAndItsNeighboursAreStored() {
+        Purchase before = TestPurchases.atStore(5);
+        Purchase after = TestPurchases.atStore(5);
+        byte[] poison = "{\"purchaseId\":\"not-a-uuid\",\"storeId\":5}".getBytes(StandardCharsets.UTF_8);
+        long parkedBefore = broker.messageCount(Topology.PARKING_QUEUE);
+
+        TestPurchases.publishBatch(broker, "5", List.of(WireFormat.encode(before), poison, WireFormat.encode(after)));
+
+        await().atMost(PATIENCE).until(() -> service.find(before.purchaseId()) != null && service.find(after.purchaseId()) != null);
+        await().atMost(PATIENCE).until(() -> broker.messageCount(Topology.PARKING_QUEUE) == parkedBefore + 1);
+        assertThat(service.find(before.purchaseId())).isEqualTo(before);
+        assertThat(service.find(after.purchaseId())).isEqualTo(after);
+        assertThat(parkedBodies()).contains(new String(poison, StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void aBatchDeliveredTwiceIsStoredExactlyOnce() {
+        long before = service.storedCount();
+        double writtenBefore = service.purchasesWritten();
+        List<Purchase> batch = IntStream.range(0, 40).mapToObj(i -> TestPurchases.atStore(9)).toList();
+        byte[] body = PurchaseBatch.frame(batch.stream().map(WireFormat::encode).toList());
+
+        TestPurchases.publishBatchBody(broker, "9", body);
+        TestPurchases.publishBatchBody(broker, "9", body);
+
+        await("both deliveries written").atMost(PATIENCE).until(() -> service.purchasesWritten() >= writtenBefore + 80);
+        assertThat(service.storedCount()).isEqualTo(before + 40);
+        for (Purchase purchase : batch) {
+            assertThat(service.find(purchase.purchaseId())).isEqualTo(purchase);
+        }
+    }
+
+    @Test
+    void anUnreadableBatchIsParkedWhole() {
+        long parkedBefore = broker.messageCount(Topology.PARKING_QUEUE);
+        byte[] garbage = "{\"version\":1,\"purchases\":".getBytes(StandardCharsets.UTF_8);
+
+        TestPurchases.publishBatchBody(broker, "4", garbage);
+
+        await().atMost(PATIENCE).until(() -> broker.messageCount(Topology.PARKING_QUEUE) == parkedBefore + 1);
+        assertThat(parkedBodies()).contains(new String(garbage, StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void aPoisonLegacyMessageIsParkedAndTheNextOneIsStored() {
         Purchase good = TestPurchases.atStore(3);
         long parkedBefore = broker.messageCount(Topology.PARKING_QUEUE);
 
@@ -154,6 +200,18 @@ abstract class StorageScenarios {
         }
         assertThat(missing).as("purchases not stored as published").isEmpty();
         assertThat(service.counter("purchases.write.failures")).as("writes failed during the outage").isPositive();
+    }
+
+    /** The bodies in the parking queue, read without consuming them (requeued). */
+    private List<String> parkedBodies() {
+        String path = "api/queues/" + URLEncoder.encode(broker.vhost(), StandardCharsets.UTF_8) + "/"
+                + URLEncoder.encode(Topology.PARKING_QUEUE, StandardCharsets.UTF_8) + "/get";
+        byte[] request = "{\"count\":100,\"ackmode\":\"ack_requeue_true\",\"encoding\":\"auto\"}".getBytes(StandardCharsets.UTF_8);
+        List<String> bodies = new ArrayList<>();
+        for (JsonNode message : WireFormat.mapper().readTree(broker.management().send("POST", path, request))) {
+            bodies.add(message.path("payload").asString());
+        }
+        return bodies;
     }
 
     /** Messages delivered to the consumers but not acknowledged (held while the store is down). */

@@ -4,6 +4,7 @@ import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.supermarket.contract.Purchase;
+import com.supermarket.contract.PurchaseBatch;
 import com.supermarket.contract.PurchaseItem;
 import com.supermarket.contract.Topology;
 import com.supermarket.contract.WireFormat;
@@ -50,11 +51,27 @@ final class TestPurchases {
                 purchases.stream().map(p -> p.purchaseId().toString()).toList(), bodies);
     }
 
+    /** Legacy single-purchase messages (no {@code type}), as purchase-api sent before batches. */
     static void publishRaw(TestBroker broker, List<String> routingKeys, List<String> messageIds, List<byte[]> bodies) {
+        publish(broker, null, routingKeys, messageIds, bodies);
+    }
+
+    /** One batch message ({@link PurchaseBatch#MESSAGE_TYPE}) framed from raw purchase elements. */
+    static void publishBatch(TestBroker broker, String routingKey, List<byte[]> elements) {
+        publishBatchBody(broker, routingKey, PurchaseBatch.frame(elements));
+    }
+
+    /** One message of type {@link PurchaseBatch#MESSAGE_TYPE} with exactly this body. */
+    static void publishBatchBody(TestBroker broker, String routingKey, byte[] body) {
+        publish(broker, PurchaseBatch.MESSAGE_TYPE, List.of(routingKey), List.of(UUID.randomUUID().toString()), List.of(body));
+    }
+
+    private static void publish(TestBroker broker, String type, List<String> routingKeys, List<String> messageIds,
+                                List<byte[]> bodies) {
         try (Connection connection = broker.newConnection(); Channel channel = connection.createChannel()) {
             channel.confirmSelect();
             for (int i = 0; i < bodies.size(); i++) {
-                AMQP.BasicProperties properties = new AMQP.BasicProperties.Builder()
+                AMQP.BasicProperties properties = new AMQP.BasicProperties.Builder().type(type)
                         .contentType(WireFormat.CONTENT_TYPE).deliveryMode(2).messageId(messageIds.get(i)).build();
                 channel.basicPublish(Topology.INGRESS_EXCHANGE, routingKeys.get(i), properties, bodies.get(i));
             }

@@ -36,7 +36,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.TestConfiguration;
-import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.boot.test.web.server.LocalManagementPort;
 import org.springframework.context.annotation.Bean;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -55,16 +55,20 @@ class StoreServiceIT {
     private static Connection connection;
     private static RpcClient rpc;
 
-    @LocalServerPort
+    /** Actuator listens on its own port (MANAGEMENT_PORT), random in tests. */
+    @LocalManagementPort
     int port;
 
     @DynamicPropertySource
     static void broker(DynamicPropertyRegistry registry) {
         BROKER.springProperties().forEach((name, value) -> registry.add(name, () -> value));
-        registry.add("broker.management-url", () -> "http://" + BROKER.host() + ":15672");
-        registry.add("broker.shards-per-node", () -> SHARDS);
+        registry.add("platform.broker.management-url", () -> "http://" + BROKER.host() + ":15672");
+        registry.add("platform.broker.shards-per-node", () -> SHARDS);
         registry.add("store.ingest.consumers-per-shard", () -> 2);
-        registry.add("store.ingest.rediscover-interval", () -> "500ms");
+        // 2 consumers x prefetch 10 x 50 purchases fit the 1,024-id dedup window.
+        registry.add("store.ingest.max-purchases-per-message", () -> 50);
+        registry.add("store.query.rpc-consumers", () -> 3);
+        registry.add("platform.broker.discovery-interval", () -> "500ms");
     }
 
     @TestConfiguration
@@ -91,7 +95,7 @@ class StoreServiceIT {
     @Test
     void consumesEveryShardQueueByNameAndTheRpcQueueConcurrently() {
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
-            assertThat(consumersOf(Topology.STORE_RPC_QUEUE)).as("RPC consumers").isEqualTo(2);
+            assertThat(consumersOf(Topology.STORE_RPC_QUEUE)).as("RPC consumers").isEqualTo(3);
             List<String> shards = BROKER.shardQueues(Topology.STORE_EXCHANGE);
             assertThat(shards).hasSizeGreaterThanOrEqualTo(SHARDS);
             for (String shard : shards) {
@@ -104,7 +108,7 @@ class StoreServiceIT {
     void consumesShardsAddedLater() {
         await().atMost(Duration.ofSeconds(30)).until(() -> BROKER.shardQueues(Topology.STORE_EXCHANGE).size() == SHARDS);
 
-        new BrokerTopology(SHARDS + 1).applyPolicies(BROKER.management(), BROKER.vhost());
+        BrokerTopology.applyPolicies(BROKER.management(), BROKER.vhost(), SHARDS + 1);
 
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
             List<String> shards = BROKER.shardQueues(Topology.STORE_EXCHANGE);

@@ -5,6 +5,8 @@ import static org.awaitility.Awaitility.await;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
+import com.supermarket.contract.BrokerSettings;
+import com.supermarket.contract.BrokerSetup;
 import com.supermarket.contract.BrokerTopology;
 import com.supermarket.contract.ManagementClient;
 import com.supermarket.contract.Topology;
@@ -17,6 +19,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeoutException;
+import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
+import org.springframework.amqp.rabbit.core.RabbitAdmin;
 
 /**
  * A throw-away virtual host on the real RabbitMQ, so integration tests that run side by side
@@ -33,6 +37,7 @@ public final class TestBroker implements AutoCloseable {
     private final int port;
     private final String username;
     private final String password;
+    private final URI managementUri;
     private final ManagementClient management;
     private final String vhost;
 
@@ -41,7 +46,7 @@ public final class TestBroker implements AutoCloseable {
         port = Integer.parseInt(env("RABBITMQ_PORT", "5672"));
         username = env("RABBITMQ_USERNAME", "guest");
         password = env("RABBITMQ_PASSWORD", "guest");
-        URI managementUri = URI.create(env("RABBITMQ_MANAGEMENT_URL", "http://" + host + ":15672"));
+        managementUri = URI.create(env("RABBITMQ_MANAGEMENT_URL", "http://" + host + ":15672"));
         requireReachable(host, port, "RabbitMQ (AMQP)");
         requireReachable(managementUri.getHost(), managementUri.getPort(), "the RabbitMQ management API");
         management = new ManagementClient(managementUri, username, password);
@@ -113,17 +118,28 @@ public final class TestBroker implements AutoCloseable {
      * shard queues of both sharded exchanges.
      */
     public void applyTopology(int shardsPerNode) {
-        BrokerTopology topology = new BrokerTopology(shardsPerNode);
-        try (Connection connection = newConnection(); Channel channel = connection.createChannel()) {
-            topology.declare(channel);
-        } catch (IOException | TimeoutException e) {
-            throw new IllegalStateException(e);
+        CachingConnectionFactory connections = new CachingConnectionFactory(connectionFactory());
+        try {
+            BrokerSetup setup = new BrokerSetup(new RabbitAdmin(connections), management, vhost,
+                    settings(shardsPerNode, Duration.ofSeconds(1)));
+            if (!setup.ensure()) {
+                throw new IllegalStateException(setup.problem());
+            }
+        } finally {
+            connections.destroy();
         }
-        topology.applyPolicies(management, vhost);
         for (String exchange : Topology.SHARDED_EXCHANGES) {
             await("shard queues of " + exchange).atMost(Duration.ofSeconds(30))
                     .until(() -> shardQueues(exchange).size() >= shardsPerNode);
         }
+    }
+
+    /**
+     * The shared broker settings for this broker: the policies applied by the services, shard
+     * discovery and retries every {@code interval}.
+     */
+    public BrokerSettings settings(int shardsPerNode, Duration interval) {
+        return new BrokerSettings(managementUri, shardsPerNode, true, interval, interval);
     }
 
     public List<String> shardQueues(String exchange) {

@@ -1,8 +1,10 @@
 package com.supermarket.api.broker;
 
+import com.supermarket.contract.BrokerTopology;
 import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.amqp.core.Declarables;
 import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
 import org.springframework.amqp.rabbit.connection.Connection;
 import org.springframework.amqp.rabbit.connection.ConnectionListener;
@@ -40,6 +42,12 @@ class BrokerConfiguration {
             factory.setHandshakeTimeout((int) timeouts.handshakeTimeout().toMillis());
             factory.setChannelRpcTimeout((int) timeouts.channelRpcTimeout().toMillis());
         };
+    }
+
+    /** The platform topology, declared again by Spring's admin on every new connection. */
+    @Bean
+    Declarables brokerTopology() {
+        return BrokerTopology.declarables();
     }
 
     @Bean

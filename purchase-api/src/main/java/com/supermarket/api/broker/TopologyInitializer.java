@@ -1,48 +1,56 @@
 package com.supermarket.api.broker;
 
-import com.rabbitmq.client.Channel;
-import com.supermarket.contract.BrokerTopology;
-import com.supermarket.contract.ManagementClient;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
-import org.springframework.amqp.rabbit.connection.Connection;
-import org.springframework.boot.ApplicationArguments;
-import org.springframework.boot.ApplicationRunner;
+import com.supermarket.contract.BrokerSettings;
+import com.supermarket.contract.BrokerSetup;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.springframework.amqp.core.AmqpAdmin;
+import org.springframework.boot.amqp.autoconfigure.RabbitProperties;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.core.env.Environment;
 import org.springframework.stereotype.Component;
 
 /**
- * Applies the platform's broker topology at startup (idempotent, so any service may start
- * first), and the sharding and dead-letter policies unless the deployment provides them. A
- * broker without the sharding plugin fails startup with the message that says how to enable
- * it; readiness turns UP only after this ran.
+ * Prepares the broker through the contract's {@link BrokerSetup} (the topology, and the sharding
+ * and dead-letter policies unless the deployment provides them), retrying every
+ * {@code platform.broker.retry-interval} until it succeeds instead of failing startup: the API
+ * starts whatever the broker's state, each failed attempt is logged (a missing sharding plugin
+ * with how to enable it), and readiness stays DOWN meanwhile through the {@code broker} check,
+ * whose round trip needs the topology. Thread-safe: the attempts run on one daemon thread.
  */
 @Component
-class TopologyInitializer implements ApplicationRunner {
+class TopologyInitializer implements SmartLifecycle {
 
-    private static final Logger log = LoggerFactory.getLogger(TopologyInitializer.class);
+    private final BrokerSetup setup;
+    private ScheduledExecutorService retrying;
 
-    private final CachingConnectionFactory connectionFactory;
-    private final BrokerProperties properties;
-
-    TopologyInitializer(CachingConnectionFactory connectionFactory, BrokerProperties properties) {
-        this.connectionFactory = connectionFactory;
-        this.properties = properties;
+    TopologyInitializer(AmqpAdmin admin, RabbitProperties rabbit, Environment environment) {
+        this.setup = Binder.get(environment).bindOrCreate(BrokerSettings.PREFIX, BrokerSettings.class)
+                .setup(admin, rabbit.determineUsername(), rabbit.determinePassword(), rabbit.determineVirtualHost());
     }
 
     @Override
-    public void run(ApplicationArguments args) throws Exception {
-        BrokerTopology topology = new BrokerTopology(properties.shardsPerNode());
-        try (Connection connection = connectionFactory.createConnection();
-             Channel channel = connection.createChannel(false)) {
-            topology.declare(channel);
+    public synchronized void start() {
+        retrying = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().name("broker-setup").daemon().factory());
+        retrying.scheduleWithFixedDelay(() -> {
+            if (setup.ensure()) {
+                retrying.shutdown();
+            }
+        }, 0, setup.settings().retryInterval().toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public synchronized void stop() {
+        if (retrying != null) {
+            retrying.shutdownNow();
+            retrying = null;
         }
-        var rabbit = connectionFactory.getRabbitConnectionFactory();
-        if (properties.managePolicies()) {
-            topology.applyPolicies(new ManagementClient(properties.managementUrl(), rabbit.getUsername(), rabbit.getPassword()),
-                    rabbit.getVirtualHost());
-        }
-        log.info("broker topology applied in vhost '{}' ({} shards per node, policies {})", rabbit.getVirtualHost(),
-                properties.shardsPerNode(), properties.managePolicies() ? "applied" : "left to the deployment");
+    }
+
+    @Override
+    public synchronized boolean isRunning() {
+        return retrying != null;
     }
 }

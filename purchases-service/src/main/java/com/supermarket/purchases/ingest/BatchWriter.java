@@ -19,19 +19,25 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.context.SmartLifecycle;
 import org.springframework.stereotype.Component;
 
 /**
  * Writes a consumer's batch to the {@link PurchaseRepository} and does not give up while the
  * store is unavailable: it retries with exponential backoff and jitter, holding the batch (its
- * messages stay unacknowledged in the broker), until the write succeeds or the service stops.
+ * message stays unacknowledged in the broker), until the write succeeds or the service stops.
  * A batch that fails for a reason no retry can fix is split, so that only the offending
  * purchases are rejected.
  *
- * <p>Thread-safe: called concurrently by every consumer thread; it keeps no per-batch state.
+ * <p>A lifecycle bean stopped before the shard consumers (which stop at a lower phase), so a
+ * consumer waiting for the store is released and requeues its message instead of holding up
+ * the shutdown.
+ *
+ * <p>Thread-safe: called concurrently by every consumer thread; it keeps no per-batch state
+ * beyond the {@link StorageState} entry of each failing batch.
  */
 @Component
-public class BatchWriter {
+public class BatchWriter implements SmartLifecycle {
 
     private static final Logger log = LoggerFactory.getLogger(BatchWriter.class);
 
@@ -40,6 +46,7 @@ public class BatchWriter {
     private final Duration initialBackoff;
     private final Duration maxBackoff;
     private final CountDownLatch stopping = new CountDownLatch(1);
+    private volatile boolean running;
     private final Counter stored;
     private final Counter duplicates;
     private final Counter failures;
@@ -103,48 +110,71 @@ public class BatchWriter {
         return refused;
     }
 
-    /** Makes every writer waiting for the store give up; called once, when the service stops. */
-    public void stop() {
-        stopping.countDown();
+    /**
+     * Waits the backoff before attempt {@code attempt + 1} (doubling from the initial backoff up
+     * to the maximum, with full jitter, so consumers that failed together do not all come back
+     * at once).
+     *
+     * @return the milliseconds waited
+     * @throws InterruptedException if the service stops meanwhile
+     */
+    long backoff(int attempt) throws InterruptedException {
+        long ceiling = initialBackoff.toMillis() << Math.min(attempt - 1, 20);
+        ceiling = Math.min(Math.max(ceiling, 1), maxBackoff.toMillis());
+        long waitMillis = ThreadLocalRandom.current().nextLong(ceiling / 2, ceiling + 1);
+        if (stopping.await(waitMillis, TimeUnit.MILLISECONDS)) {
+            throw new InterruptedException("stopping while a batch waits");
+        }
+        return waitMillis;
     }
 
     private void storeWithRetry(List<Purchase> batch) throws InterruptedException, PermanentFailure {
-        Duration backoff = initialBackoff;
-        int attempt = 0;
-        while (true) {
-            if (stopping.getCount() == 0) {
-                throw new InterruptedException("stopping while a batch waits for the store");
+        Object holder = new Object();
+        try {
+            for (int attempt = 1; ; attempt++) {
+                long start = System.nanoTime();
+                try {
+                    StoreResult result = repository.storeAll(batch);
+                    writeLatency.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+                    stored.increment(result.stored());
+                    duplicates.increment(result.duplicates());
+                    if (attempt > 1) {
+                        log.info("Purchase store available again after {} attempt(s)", attempt);
+                    }
+                    return;
+                } catch (RuntimeException e) {
+                    if (!repository.isTransient(e)) {
+                        throw new PermanentFailure(e);
+                    }
+                    failures.increment();
+                    state.failed(holder, e);
+                    if (attempt == 1 || Long.bitCount(attempt) == 1) {
+                        log.warn("Purchase store unavailable (attempt {}), holding a batch of {} unacknowledged and retrying: {}",
+                                attempt, batch.size(), e.toString());
+                    }
+                    backoff(attempt);
+                }
             }
-            attempt++;
-            long start = System.nanoTime();
-            try {
-                StoreResult result = repository.storeAll(batch);
-                writeLatency.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
-                stored.increment(result.stored());
-                duplicates.increment(result.duplicates());
-                if (state.failure() != null) {
-                    log.info("Purchase store available again after {} attempt(s)", attempt);
-                }
-                state.succeeded();
-                return;
-            } catch (RuntimeException e) {
-                if (!repository.isTransient(e)) {
-                    throw new PermanentFailure(e);
-                }
-                failures.increment();
-                state.failed(e);
-                // Full jitter: consumers that failed together do not all come back at once.
-                long waitMillis = ThreadLocalRandom.current().nextLong(backoff.toMillis() / 2, backoff.toMillis() + 1);
-                if (attempt == 1 || Long.bitCount(attempt) == 1) {
-                    log.warn("Purchase store unavailable (attempt {}), holding a batch of {} unacknowledged and retrying in {} ms: {}",
-                            attempt, batch.size(), waitMillis, e.toString());
-                }
-                if (stopping.await(waitMillis, TimeUnit.MILLISECONDS)) {
-                    throw new InterruptedException("stopping while a batch waits for the store");
-                }
-                backoff = backoff.multipliedBy(2).compareTo(maxBackoff) > 0 ? maxBackoff : backoff.multipliedBy(2);
-            }
+        } finally {
+            state.settled(holder);
         }
+    }
+
+    @Override
+    public void start() {
+        running = true;
+    }
+
+    /** Makes every writer waiting for the store give up; called once, when the service stops. */
+    @Override
+    public void stop() {
+        running = false;
+        stopping.countDown();
+    }
+
+    @Override
+    public boolean isRunning() {
+        return running;
     }
 
     private static final class PermanentFailure extends Exception {

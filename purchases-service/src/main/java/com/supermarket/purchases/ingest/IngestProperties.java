@@ -5,30 +5,35 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
 /**
- * How the shard queues are consumed and how storage failures are retried.
+ * How the {@code purchaseX} shard queues are consumed and how failed writes are retried (the
+ * discovery and retry intervals of the broker are the shared {@code platform.broker.*}).
  *
- * @param concurrency         consumer threads (each with its own channel on every shard queue);
- *                            each holds at most one database connection at a time
- * @param batchSize           purchases per write; also half the prefetch, so the next batch
- *                            streams in while one is committed
- * @param receiveTimeout      how long a consumer waits for one more message before writing a
- *                            partial batch
- * @param batchReceiveTimeout upper bound on the time spent filling one batch
+ * @param consumersPerShard   consumers on each shard queue; each writes one message (a batch of
+ *                            purchases) at a time and holds at most one database connection
+ * @param prefetch            unacknowledged messages each consumer may hold
  * @param retryInitialBackoff first wait after a failed write; doubled per failure (with jitter)
  * @param retryMaxBackoff     cap of that wait
+ * @param maxAttemptsOnError  deliveries of one message that fails with an unexpected error (not
+ *                            the store being down) before it is rejected to the parking queue;
+ *                            each is requeued after the backoff above
  */
-@ConfigurationProperties("ingest")
+@ConfigurationProperties("purchases.ingest")
 public record IngestProperties(
-        @DefaultValue("4") int concurrency,
-        @DefaultValue("100") int batchSize,
-        @DefaultValue("100ms") Duration receiveTimeout,
-        @DefaultValue("500ms") Duration batchReceiveTimeout,
+        @DefaultValue("1") int consumersPerShard,
+        @DefaultValue("10") int prefetch,
         @DefaultValue("200ms") Duration retryInitialBackoff,
-        @DefaultValue("10s") Duration retryMaxBackoff) {
+        @DefaultValue("10s") Duration retryMaxBackoff,
+        @DefaultValue("5") int maxAttemptsOnError) {
 
     public IngestProperties {
-        if (concurrency < 1 || batchSize < 1) {
-            throw new IllegalArgumentException("ingest.concurrency and ingest.batch-size must be at least 1");
+        if (consumersPerShard < 1 || prefetch < 1 || maxAttemptsOnError < 1) {
+            throw new IllegalArgumentException(
+                    "purchases.ingest.consumers-per-shard, .prefetch and .max-attempts-on-error must be at least 1");
         }
+    }
+
+    /** Concurrent writers per broker node: consumers on each of its {@code shardsPerNode} shards. */
+    public int writersPerNode(int shardsPerNode) {
+        return consumersPerShard * shardsPerNode;
     }
 }

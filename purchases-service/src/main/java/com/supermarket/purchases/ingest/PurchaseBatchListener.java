@@ -2,98 +2,144 @@ package com.supermarket.purchases.ingest;
 
 import com.rabbitmq.client.Channel;
 import com.supermarket.contract.MalformedMessageException;
+import com.supermarket.contract.Parking;
 import com.supermarket.contract.Purchase;
+import com.supermarket.contract.PurchaseBatch;
 import com.supermarket.contract.WireFormat;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import java.io.IOException;
-import java.util.ArrayList;
-import java.util.List;
+import java.time.Duration;
+import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.zip.CRC32C;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.amqp.core.Message;
-import org.springframework.amqp.rabbit.listener.api.ChannelAwareBatchMessageListener;
+import org.springframework.amqp.core.MessageProperties;
+import org.springframework.amqp.rabbit.listener.api.ChannelAwareMessageListener;
 import org.springframework.stereotype.Component;
 
 /**
- * Handles one consumer's batch of deliveries: poison messages are rejected without requeue (the
- * shard queues dead-letter them to the parking queue), the rest is stored through the
- * {@link BatchWriter}, and only then acknowledged, with one {@code multiple} ack.
+ * Applies one delivery from a {@code purchaseX} shard queue: a {@link PurchaseBatch} (or a
+ * legacy single purchase) is decoded, its purchases stored through the {@link BatchWriter} (each
+ * exactly once: the store is idempotent on the purchase id), each poison element, and each
+ * purchase the store refuses for good, parked alone with a confirm ({@link Parking}), and only
+ * then the message is acknowledged ({@code multiple}: every earlier delivery on the channel is
+ * settled already). A message that cannot be read at all is rejected without requeue, so the
+ * shard queue's dead-letter policy parks it whole.
  *
- * <p>Thread-safe: stateless; each container consumer calls it with its own channel.
+ * <p>An unexpected error (not the store being down, which the writer rides out) requeues the
+ * message after a growing backoff, so it is neither stuck unacknowledged until the channel
+ * closes nor retried in a tight loop; after {@code maxAttemptsOnError} deliveries it is rejected
+ * to the parking queue ({@code purchases_errors_total} counts them).
+ *
+ * <p>Thread-safe: each container consumer calls it with its own channel; the attempt counts are
+ * a concurrent map, touched only after a failure.
  */
 @Component
-class PurchaseBatchListener implements ChannelAwareBatchMessageListener {
+class PurchaseBatchListener implements ChannelAwareMessageListener {
 
     private static final Logger log = LoggerFactory.getLogger(PurchaseBatchListener.class);
+    private static final Duration PARK_TIMEOUT = Duration.ofSeconds(10);
+    /** Messages whose unexpected failures are remembered; older ones start counting afresh. */
+    private static final int REMEMBERED_FAILURES = 1024;
 
     private final BatchWriter writer;
-    private final Counter poison;
+    private final int maxAttemptsOnError;
+    private final Map<Long, Integer> attemptsOnError = new ConcurrentHashMap<>();
+    private final Counter malformedMessages;
+    private final Counter poisonPurchases;
+    private final Counter errors;
 
-    PurchaseBatchListener(BatchWriter writer, MeterRegistry registry) {
+    PurchaseBatchListener(BatchWriter writer, IngestProperties properties, MeterRegistry registry) {
         this.writer = writer;
-        this.poison = Counter.builder("purchases.poison")
-                .description("Undecodable messages rejected to the parking queue").register(registry);
+        this.maxAttemptsOnError = properties.maxAttemptsOnError();
+        this.malformedMessages = Counter.builder("purchases.poison").tag("kind", "message")
+                .description("Unreadable messages rejected whole, and poison purchases parked alone").register(registry);
+        this.poisonPurchases = Counter.builder("purchases.poison").tag("kind", "purchase")
+                .description("Unreadable messages rejected whole, and poison purchases parked alone").register(registry);
+        this.errors = Counter.builder("purchases.errors")
+                .description("Deliveries requeued (or finally parked) after an unexpected error").register(registry);
     }
 
     @Override
-    public void onMessageBatch(List<Message> messages, Channel channel) {
-        List<Delivery> deliveries = new ArrayList<>(messages.size());
+    public void onMessage(Message message, Channel channel) throws Exception {
+        MessageProperties properties = message.getMessageProperties();
+        long tag = properties.getDeliveryTag();
+        PurchaseBatch.Decoded decoded;
         try {
-            for (Message message : messages) {
-                long tag = message.getMessageProperties().getDeliveryTag();
-                try {
-                    deliveries.add(new Delivery(tag, WireFormat.decode(message.getBody(), Purchase.class)));
-                } catch (MalformedMessageException e) {
-                    log.warn("Rejecting a poison message (id {}) to the parking queue: {}",
-                            message.getMessageProperties().getMessageId(), e.getMessage());
-                    poison.increment();
-                    channel.basicReject(tag, false);
-                }
-            }
-            if (deliveries.isEmpty()) {
-                return;
-            }
-            Set<UUID> refused = writeOrRequeue(deliveries, channel);
-            if (refused == null) {
-                return;
-            }
-            long lastAccepted = -1;
-            for (Delivery delivery : deliveries) {
-                if (refused.contains(delivery.purchase().purchaseId())) {
-                    channel.basicReject(delivery.tag(), false);
-                } else {
-                    lastAccepted = Math.max(lastAccepted, delivery.tag());
-                }
-            }
-            if (lastAccepted >= 0) {
-                // Every earlier tag on this channel is settled already (acked before, or rejected
-                // just above), so one multiple-ack covers exactly this batch.
-                channel.basicAck(lastAccepted, true);
-            }
-        } catch (IOException | RuntimeException e) {
-            // The channel is gone (broker or connection failure): the broker requeues whatever
-            // was not acknowledged, and the redelivery is stored idempotently.
-            log.warn("Could not settle a batch of {} deliveries, the broker will redeliver them: {}",
-                    messages.size(), e.toString());
+            decoded = PurchaseBatch.decode(properties.getType(), message.getBody());
+        } catch (MalformedMessageException e) {
+            log.warn("Rejecting an unreadable message (id {}) from {} to the parking queue: {}",
+                    properties.getMessageId(), properties.getConsumerQueue(), e.getMessage());
+            malformedMessages.increment();
+            channel.basicReject(tag, false);
+            return;
         }
-    }
-
-    /** Stores the batch; on shutdown requeues it and returns null. */
-    private Set<UUID> writeOrRequeue(List<Delivery> deliveries, Channel channel) throws IOException {
         try {
-            return writer.write(deliveries.stream().map(Delivery::purchase).toList());
+            Set<UUID> refused = decoded.purchases().isEmpty() ? Set.of() : writer.write(decoded.purchases());
+            for (PurchaseBatch.Poison poison : decoded.poison()) {
+                park(channel, poison, properties);
+            }
+            for (Purchase purchase : decoded.purchases()) {
+                if (refused.contains(purchase.purchaseId())) {
+                    park(channel, new PurchaseBatch.Poison(WireFormat.encode(purchase), "refused by the purchase store"),
+                            properties);
+                }
+            }
+            channel.basicAck(tag, true);
+            if (!attemptsOnError.isEmpty()) {
+                settled(key(message.getBody()));
+            }
         } catch (InterruptedException e) {
-            long lastTag = deliveries.stream().mapToLong(Delivery::tag).max().orElseThrow();
-            channel.basicNack(lastTag, true, true);
-            log.info("Stopping: requeued a batch of {} purchases that was waiting for the store", deliveries.size());
+            channel.basicNack(tag, false, true);
+            log.info("Stopping: requeued a message of {} purchase(s) that was waiting for the store",
+                    decoded.purchases().size());
             Thread.currentThread().interrupt();
-            return null;
+        } catch (Exception e) {
+            requeueOrPark(channel, tag, key(message.getBody()), e);
         }
     }
 
-    private record Delivery(long tag, Purchase purchase) {
+    private void park(Channel channel, PurchaseBatch.Poison poison, MessageProperties properties) throws Exception {
+        poisonPurchases.increment();
+        log.warn("Parking one poison purchase of a message from {}: {}", properties.getConsumerQueue(), poison.reason());
+        Parking.park(channel, poison, properties.getConsumerQueue(), PARK_TIMEOUT);
+    }
+
+    private void requeueOrPark(Channel channel, long tag, long key, Exception failure) throws Exception {
+        errors.increment();
+        if (attemptsOnError.size() > REMEMBERED_FAILURES) {
+            attemptsOnError.clear(); // bounded memory; a forgotten message merely starts counting again
+        }
+        int attempt = attemptsOnError.merge(key, 1, Integer::sum);
+        if (attempt >= maxAttemptsOnError) {
+            log.error("Message failed {} time(s) with an unexpected error, rejecting it to the parking queue", attempt, failure);
+            settled(key);
+            channel.basicReject(tag, false);
+            return;
+        }
+        try {
+            long waited = writer.backoff(attempt);
+            log.warn("Unexpected error storing a message (attempt {} of {}), requeued it after {} ms", attempt,
+                    maxAttemptsOnError, waited, failure);
+        } catch (InterruptedException stopping) {
+            Thread.currentThread().interrupt();
+        } finally {
+            channel.basicNack(tag, false, true);
+        }
+    }
+
+    private void settled(long key) {
+        attemptsOnError.remove(key);
+    }
+
+    /** Identifies a message across redeliveries (its body), for counting unexpected failures. */
+    private static long key(byte[] body) {
+        CRC32C crc = new CRC32C();
+        crc.update(body);
+        return ((long) body.length << 32) | crc.getValue();
     }
 }

@@ -11,6 +11,7 @@ import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.function.Consumer;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -19,7 +20,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Measures stored purchases per second through a {@link PurchaseRepository}: {@code threads}
+ * Measures stored purchases per second through a writer (a {@link PurchaseRepository}'s
+ * {@code storeAll}, or a baseline): {@code threads}
  * writers (like the consumer threads) each storing their share of the purchases in batches of
  * {@code batchSize} (1 = one transaction / one PutItem per purchase, the original design).
  * Purchases carry 5 items, the standard client's default. Results are appended to
@@ -33,7 +35,7 @@ public final class WriteBenchmarkHarness {
     }
 
     /** Runs one configuration and returns the purchases stored per second. */
-    public static double run(String backend, PurchaseRepository repository, int purchases, int threads, int batchSize)
+    public static double run(String backend, Consumer<List<Purchase>> writer, int purchases, int threads, int batchSize)
             throws Exception {
         List<List<Purchase>> batches = new ArrayList<>();
         for (int i = 0; i < purchases; i += batchSize) {
@@ -50,7 +52,7 @@ public final class WriteBenchmarkHarness {
                 int first = t;
                 done.add(pool.submit(() -> {
                     for (int b = first; b < batches.size(); b += threads) {
-                        repository.storeAll(batches.get(b));
+                        writer.accept(batches.get(b));
                     }
                 }));
             }

@@ -7,6 +7,12 @@ import com.supermarket.contract.WireFormat;
 import com.supermarket.store.counts.StoreCounts;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.springframework.stereotype.Component;
 
 /**
@@ -17,19 +23,34 @@ import org.springframework.stereotype.Component;
 @Component
 class StoreRanking {
 
+    private static final String UNKNOWN_KIND = "unknown";
+
     private final StoreCounts counts;
     private final int maxLimit;
-    private final MeterRegistry registry;
+    /** One timer per kind (or "unknown") and status, built once: no registry lookup per query. */
+    private final Map<String, Map<StoreQueryReply.Status, Timer>> timers = new HashMap<>();
 
     StoreRanking(StoreCounts counts, QueryProperties properties, MeterRegistry registry) {
         this.counts = counts;
         this.maxLimit = properties.maxLimit();
-        this.registry = registry;
+        List<String> kinds = new ArrayList<>();
+        for (StoreQuery.Kind kind : StoreQuery.Kind.values()) {
+            kinds.add(kind.name());
+        }
+        kinds.add(UNKNOWN_KIND);
+        for (String kind : kinds) {
+            Map<StoreQueryReply.Status, Timer> byStatus = new EnumMap<>(StoreQueryReply.Status.class);
+            for (StoreQueryReply.Status status : StoreQueryReply.Status.values()) {
+                byStatus.put(status, Timer.builder("store.queries").description("Top-K queries answered, by kind and status")
+                        .tag("kind", kind).tag("status", status.name()).publishPercentileHistogram().register(registry));
+            }
+            timers.put(kind, byStatus);
+        }
     }
 
     StoreQueryReply answer(byte[] requestBody) {
         long start = System.nanoTime();
-        String kind = "unknown";
+        String kind = UNKNOWN_KIND;
         StoreQueryReply reply;
         try {
             StoreQuery query = WireFormat.decode(requestBody, StoreQuery.class);
@@ -38,11 +59,7 @@ class StoreRanking {
         } catch (MalformedMessageException e) {
             reply = StoreQueryReply.badRequest("malformed query: " + e.getMessage());
         }
-        Timer.builder("store.queries").description("Top-K queries answered, by kind and status")
-                .tag("kind", kind).tag("status", reply.status().name())
-                .publishPercentileHistogram()
-                .register(registry)
-                .record(System.nanoTime() - start, java.util.concurrent.TimeUnit.NANOSECONDS);
+        timers.get(kind).get(reply.status()).record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
         return reply;
     }
 

@@ -1,5 +1,6 @@
 package com.supermarket.purchases.storage.dynamodb;
 
+import com.supermarket.contract.BrokerSetup;
 import com.supermarket.purchases.ingest.IngestProperties;
 import java.net.URI;
 import org.springframework.context.annotation.Bean;
@@ -20,12 +21,14 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClientBuilder;
 class DynamoDbConfiguration {
 
     @Bean(destroyMethod = "close")
-    DynamoDbClient dynamoDbClient(DynamoDbProperties properties, IngestProperties ingest) {
+    DynamoDbClient dynamoDbClient(DynamoDbProperties properties, IngestProperties ingest, BrokerSetup broker) {
         DynamoDbClientBuilder builder = DynamoDbClient.builder()
                 .region(Region.of(properties.region()))
                 .credentialsProvider(credentials(properties))
-                // One connection per consumer thread, plus the health check and lookups.
-                .httpClientBuilder(ApacheHttpClient.builder().maxConnections(ingest.concurrency() + 4))
+                // Each consumer writes the chunks of its message concurrently (a message of 100
+                // purchases is 4 chunks), plus the health check and lookups.
+                .httpClientBuilder(ApacheHttpClient.builder()
+                        .maxConnections(4 * ingest.writersPerNode(broker.settings().shardsPerNode()) + 4))
                 .overrideConfiguration(o -> o.apiCallTimeout(properties.callTimeout()));
         if (!properties.endpoint().isBlank()) {
             builder.endpointOverride(URI.create(properties.endpoint()));

@@ -12,6 +12,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -45,14 +49,15 @@ import software.amazon.awssdk.services.dynamodb.model.WriteRequest;
  * design's (store, customer) key let a repeat customer overwrite earlier purchases), its items
  * a list attribute, and a global secondary index {@value #STORE_DATE_INDEX} (store id, date)
  * for store/date queries. Writes go out as {@code BatchWriteItem} in chunks of 25 (the API's
- * limit); unprocessed items (throttling) are resent with exponential backoff and full jitter.
+ * limit), the chunks of one batch concurrently (on virtual threads: the client blocks); unprocessed
+ * items (throttling) are resent with exponential backoff and full jitter.
  * A put by {@code purchaseId} is idempotent: a redelivery writes the same item again.
  *
  * <p>Thread-safe: stateless over the thread-safe {@link DynamoDbClient}.
  */
 @Repository
 @Profile("dynamodb")
-class DynamoDbPurchaseRepository implements PurchaseRepository {
+class DynamoDbPurchaseRepository implements PurchaseRepository, AutoCloseable {
 
     static final String STORE_DATE_INDEX = "storeId-purchaseDate-index";
     private static final int MAX_BATCH_WRITE = 25;
@@ -63,6 +68,7 @@ class DynamoDbPurchaseRepository implements PurchaseRepository {
 
     private final DynamoDbClient client;
     private final DynamoDbProperties properties;
+    private final ExecutorService chunkWriters = Executors.newVirtualThreadPerTaskExecutor();
 
     DynamoDbPurchaseRepository(DynamoDbClient client, DynamoDbProperties properties) {
         this.client = client;
@@ -74,14 +80,49 @@ class DynamoDbPurchaseRepository implements PurchaseRepository {
 
     @Override
     public StoreResult storeAll(List<Purchase> purchases) {
+        List<List<WriteRequest>> chunks = new ArrayList<>();
         for (int from = 0; from < purchases.size(); from += MAX_BATCH_WRITE) {
             List<WriteRequest> chunk = new ArrayList<>(MAX_BATCH_WRITE);
             for (Purchase purchase : purchases.subList(from, Math.min(purchases.size(), from + MAX_BATCH_WRITE))) {
                 chunk.add(WriteRequest.builder().putRequest(PutRequest.builder().item(toItem(purchase)).build()).build());
             }
-            writeChunk(chunk);
+            chunks.add(chunk);
+        }
+        if (chunks.size() == 1) {
+            writeChunk(chunks.getFirst());
+        } else {
+            writeConcurrently(chunks);
         }
         return new StoreResult(purchases.size(), 0);
+    }
+
+    /** Writes every chunk at once and waits for all; the first failure is rethrown as it was. */
+    private void writeConcurrently(List<List<WriteRequest>> chunks) {
+        List<Future<?>> writes = new ArrayList<>(chunks.size());
+        for (List<WriteRequest> chunk : chunks) {
+            writes.add(chunkWriters.submit(() -> writeChunk(chunk)));
+        }
+        RuntimeException failure = null;
+        for (Future<?> write : writes) {
+            try {
+                write.get();
+            } catch (ExecutionException e) {
+                if (failure == null) {
+                    failure = e.getCause() instanceof RuntimeException runtime ? runtime : new IllegalStateException(e.getCause());
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw SdkClientException.create("interrupted while writing chunks", e);
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    @Override
+    public void close() {
+        chunkWriters.shutdownNow();
     }
 
     private void writeChunk(List<WriteRequest> chunk) {

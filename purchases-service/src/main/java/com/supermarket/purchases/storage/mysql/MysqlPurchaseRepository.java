@@ -2,6 +2,7 @@ package com.supermarket.purchases.storage.mysql;
 
 import com.supermarket.contract.Purchase;
 import com.supermarket.contract.PurchaseItem;
+import com.supermarket.contract.WireFormat;
 import com.supermarket.purchases.storage.PurchaseRepository;
 import java.nio.ByteBuffer;
 import java.sql.SQLNonTransientConnectionException;
@@ -25,20 +26,22 @@ import org.springframework.stereotype.Repository;
 import org.springframework.transaction.TransactionException;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
+import tools.jackson.databind.JsonNode;
 
 /**
- * MySQL / MariaDB store: one transaction per batch, with two explicit multi-row
- * {@code INSERT IGNORE} statements (purchases, then items). {@code INSERT IGNORE} on the primary
- * keys makes a redelivery a no-op, and the affected-row count of the purchase statement tells
- * exactly how many were new, which is how duplicates are counted (a JDBC batch rewritten by the
- * driver reports no per-row counts). Thread-safe: stateless over a pooled {@link JdbcTemplate}.
+ * MySQL / MariaDB store: one row per purchase, its item lines in a JSON column
+ * ({@code [[itemId, quantity], ...]}), written one batch per transaction with explicit multi-row
+ * {@code INSERT IGNORE} statements. {@code INSERT IGNORE} on the primary key makes a redelivery
+ * a no-op, and the affected-row count tells exactly how many were new, which is how duplicates
+ * are counted (a JDBC batch rewritten by the driver reports no per-row counts). Thread-safe:
+ * stateless over a pooled {@link JdbcTemplate}.
  */
 @Repository
 @Profile("mysql")
 class MysqlPurchaseRepository implements PurchaseRepository {
 
     /** Rows per statement: keeps each statement well under max_allowed_packet and 65,535 placeholders. */
-    private static final int ROWS_PER_STATEMENT = 1000;
+    static final int ROWS_PER_STATEMENT = 1000;
 
     private final JdbcTemplate jdbc;
     private final TransactionTemplate transaction;
@@ -55,17 +58,6 @@ class MysqlPurchaseRepository implements PurchaseRepository {
             for (List<Purchase> chunk : chunks(purchases, ROWS_PER_STATEMENT)) {
                 newPurchases += insertPurchases(chunk);
             }
-            List<Object[]> itemRows = new ArrayList<>();
-            for (Purchase purchase : purchases) {
-                byte[] id = toBytes(purchase.purchaseId());
-                List<PurchaseItem> items = purchase.items();
-                for (int line = 0; line < items.size(); line++) {
-                    itemRows.add(new Object[] {id, line, items.get(line).itemId(), items.get(line).quantity()});
-                }
-            }
-            for (List<Object[]> chunk : chunks(itemRows, ROWS_PER_STATEMENT)) {
-                insertRows("INSERT IGNORE INTO purchase_item (purchase_id, line_no, item_id, quantity) VALUES ", 4, chunk);
-            }
             return newPurchases;
         });
         int stored = inserted == null ? 0 : inserted;
@@ -76,13 +68,31 @@ class MysqlPurchaseRepository implements PurchaseRepository {
         List<Object[]> rows = new ArrayList<>(purchases.size());
         for (Purchase p : purchases) {
             rows.add(new Object[] {toBytes(p.purchaseId()), p.storeId(), p.customerId(), p.date(),
-                    ChronoUnit.MICROS.between(Instant.EPOCH, p.acceptedAt()), p.items().size()});
+                    ChronoUnit.MICROS.between(Instant.EPOCH, p.acceptedAt()), p.items().size(), itemsJson(p.items())});
         }
-        return insertRows("INSERT IGNORE INTO purchase (purchase_id, store_id, customer_id, purchase_date, accepted_at_us, item_count) VALUES ",
-                6, rows);
+        return insertRows(jdbc, "INSERT IGNORE INTO purchase (purchase_id, store_id, customer_id, purchase_date, "
+                + "accepted_at_us, item_count, items) VALUES ", 7, rows);
     }
 
-    private int insertRows(String prefix, int columns, List<Object[]> rows) {
+    /** {@code [[itemId,quantity],...]}: compact, and built without a JSON library on the write path. */
+    static String itemsJson(List<PurchaseItem> items) {
+        StringBuilder json = new StringBuilder(2 + items.size() * 12).append('[');
+        for (PurchaseItem item : items) {
+            json.append(json.length() == 1 ? "[" : ",[").append(item.itemId()).append(',').append(item.quantity()).append(']');
+        }
+        return json.append(']').toString();
+    }
+
+    static List<PurchaseItem> parseItems(String json) {
+        List<PurchaseItem> items = new ArrayList<>();
+        for (JsonNode line : WireFormat.mapper().readTree(json)) {
+            items.add(new PurchaseItem(line.get(0).intValue(), line.get(1).intValue()));
+        }
+        return items;
+    }
+
+    /** One multi-row {@code INSERT} of {@code rows} (each {@code columns} values); returns the affected rows. */
+    static int insertRows(JdbcTemplate jdbc, String prefix, int columns, List<Object[]> rows) {
         String tuple = "(" + String.join(",", Collections.nCopies(columns, "?")) + ")";
         StringBuilder sql = new StringBuilder(prefix.length() + rows.size() * (tuple.length() + 1)).append(prefix);
         Object[] args = new Object[rows.size() * columns];
@@ -101,13 +111,10 @@ class MysqlPurchaseRepository implements PurchaseRepository {
 
     @Override
     public Optional<Purchase> findById(UUID purchaseId) {
-        byte[] id = toBytes(purchaseId);
-        List<PurchaseItem> items = jdbc.query(
-                "SELECT item_id, quantity FROM purchase_item WHERE purchase_id = ? ORDER BY line_no",
-                (rs, n) -> new PurchaseItem(rs.getInt(1), rs.getInt(2)), id);
-        return jdbc.query("SELECT store_id, customer_id, purchase_date, accepted_at_us FROM purchase WHERE purchase_id = ?",
-                (rs, n) -> new Purchase(purchaseId, rs.getInt(1), rs.getInt(2), rs.getObject(3, LocalDate.class), items,
-                        Instant.EPOCH.plus(rs.getLong(4), ChronoUnit.MICROS)), id).stream().findFirst();
+        return jdbc.query("SELECT store_id, customer_id, purchase_date, accepted_at_us, items FROM purchase WHERE purchase_id = ?",
+                (rs, n) -> new Purchase(purchaseId, rs.getInt(1), rs.getInt(2), rs.getObject(3, LocalDate.class),
+                        parseItems(rs.getString(5)), Instant.EPOCH.plus(rs.getLong(4), ChronoUnit.MICROS)), toBytes(purchaseId))
+                .stream().findFirst();
     }
 
     @Override
@@ -140,7 +147,7 @@ class MysqlPurchaseRepository implements PurchaseRepository {
         return ByteBuffer.allocate(16).putLong(id.getMostSignificantBits()).putLong(id.getLeastSignificantBits()).array();
     }
 
-    private static <T> List<List<T>> chunks(List<T> all, int size) {
+    static <T> List<List<T>> chunks(List<T> all, int size) {
         List<List<T>> chunks = new ArrayList<>();
         for (int from = 0; from < all.size(); from += size) {
             chunks.add(all.subList(from, Math.min(all.size(), from + size)));

@@ -1,5 +1,6 @@
 package com.supermarket.purchases.storage.mysql;
 
+import com.supermarket.contract.BrokerSetup;
 import com.supermarket.purchases.ingest.IngestProperties;
 import com.zaxxer.hikari.HikariDataSource;
 import javax.sql.DataSource;
@@ -9,9 +10,9 @@ import org.springframework.context.annotation.Profile;
 import org.springframework.stereotype.Component;
 
 /**
- * Checks at startup that the connection pool matches the consumer concurrency: every consumer
- * thread holds one connection for its batch's transaction, and the readiness check and the
- * lookups need one more. A smaller pool makes consumers wait on the pool (and time out as if
+ * Checks at startup that the connection pool matches the consumer concurrency (consumers per
+ * shard x shards per node): every consumer holds one connection for its message's transaction,
+ * and the readiness check and the lookups need one more. A smaller pool makes consumers wait on the pool (and time out as if
  * the database were down); a much larger one only loads the database.
  */
 @Component
@@ -20,15 +21,15 @@ class PoolSizing {
 
     private static final Logger log = LoggerFactory.getLogger(PoolSizing.class);
 
-    PoolSizing(DataSource dataSource, IngestProperties ingest) {
+    PoolSizing(DataSource dataSource, IngestProperties ingest, BrokerSetup broker) {
         if (dataSource instanceof HikariDataSource hikari) {
             int pool = hikari.getMaximumPoolSize();
-            int wanted = ingest.concurrency() + 2;
-            if (pool < ingest.concurrency() + 1) {
-                log.warn("Connection pool of {} for {} consumer threads: consumers will wait for connections; "
-                        + "set MYSQL_POOL_SIZE to INGEST_CONCURRENCY + 2 = {}", pool, ingest.concurrency(), wanted);
+            int writers = ingest.writersPerNode(broker.settings().shardsPerNode());
+            if (pool < writers + 1) {
+                log.warn("Connection pool of {} for {} consumers: consumers will wait for connections; set MYSQL_POOL_SIZE "
+                        + "to PURCHASES_CONSUMERS_PER_SHARD x BROKER_SHARDS_PER_NODE + 2 = {}", pool, writers, writers + 2);
             } else {
-                log.info("Connection pool of {} for {} consumer threads", pool, ingest.concurrency());
+                log.info("Connection pool of {} for {} consumers", pool, writers);
             }
         }
     }

@@ -44,9 +44,9 @@ class DynamoDbWriteBenchmark {
             DynamoDbProperties properties = new DynamoDbProperties("http://127.0.0.1:" + port, "us-east-1", "purchases-bench",
                     true, 8, Duration.ofMillis(25), Duration.ofSeconds(1), Duration.ofSeconds(30));
             DynamoDbPurchaseRepository repository = new DynamoDbPurchaseRepository(client, properties);
-            WriteBenchmarkHarness.run("dynamodb-local warm-up", repository, 1_000, threads, batchSize);
-            double single = WriteBenchmarkHarness.run("dynamodb-local single", repository, purchases / 2, threads, 1);
-            double batched = WriteBenchmarkHarness.run("dynamodb-local batched", repository, purchases, threads, batchSize);
+            WriteBenchmarkHarness.run("dynamodb-local warm-up", repository::storeAll, 1_000, threads, batchSize);
+            double single = WriteBenchmarkHarness.run("dynamodb-local single", repository::storeAll, purchases / 2, threads, 1);
+            double batched = WriteBenchmarkHarness.run("dynamodb-local batched", repository::storeAll, purchases, threads, batchSize);
             assertThat(repository.count()).isEqualTo(1_000 + purchases / 2 + purchases);
             assertThat(single).isPositive();
             assertThat(batched).isPositive();

@@ -11,38 +11,68 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 
 /**
- * Batched vs single-row writes into the local MariaDB (a database of its own, dropped after),
- * with the service's schema and pool settings. Not part of the normal build:
+ * The two MariaDB layouts side by side, each in a database of its own (dropped after), with the
+ * service's pool settings: one row per item line (schema V1, {@link RowPerItemRepository}) and
+ * one row per purchase with its items in a JSON column (the current schema,
+ * {@link MysqlPurchaseRepository}), at batch sizes 1 (one transaction per purchase),
+ * {@code -Dbenchmark.messageBatch} (a typical group-commit message: one transaction per message)
+ * and {@code -Dbenchmark.batchSize}. Runs alternate between the layouts so load on the shared
+ * machine hits both alike. Not part of the normal build:
  * {@code ./mvnw -pl purchases-service -am -Pbenchmark test}.
  */
 class MysqlWriteBenchmark {
 
     @Test
-    void batchedWritesAgainstSingleRowWrites() throws Exception {
-        String database = "purchases_bench_" + UUID.randomUUID().toString().substring(0, 8);
+    void rowPerItemAgainstItemsAsJsonAtSeveralBatchSizes() throws Exception {
         int threads = WriteBenchmarkHarness.setting("threads", 4);
         int purchases = WriteBenchmarkHarness.setting("purchases", 20_000);
-        int batchSize = WriteBenchmarkHarness.setting("batchSize", 100);
-        try (HikariDataSource dataSource = new HikariDataSource()) {
-            dataSource.setJdbcUrl("jdbc:mysql://127.0.0.1:3306/" + database + "?createDatabaseIfNotExist=true");
+        int[] batchSizes = {1, WriteBenchmarkHarness.setting("messageBatch", 20), WriteBenchmarkHarness.setting("batchSize", 100)};
+        try (Database rows = new Database("1"); Database json = new Database(null)) {
+            RowPerItemRepository rowPerItem = new RowPerItemRepository(rows.jdbc, new DataSourceTransactionManager(rows.dataSource));
+            MysqlPurchaseRepository itemsAsJson = new MysqlPurchaseRepository(json.jdbc, new DataSourceTransactionManager(json.dataSource));
+            // Warm-up: JIT, pool, buffer pool.
+            WriteBenchmarkHarness.run("mariadb row-per-item warm-up", rowPerItem::storeAll, 2_000, threads, 100);
+            WriteBenchmarkHarness.run("mariadb items-json warm-up", itemsAsJson::storeAll, 2_000, threads, 100);
+            long expected = 2_000;
+            for (int batchSize : batchSizes) {
+                int count = batchSize == 1 ? purchases / 4 : purchases;
+                double row = WriteBenchmarkHarness.run("mariadb row-per-item", rowPerItem::storeAll, count, threads, batchSize);
+                double asJson = WriteBenchmarkHarness.run("mariadb items-json", itemsAsJson::storeAll, count, threads, batchSize);
+                assertThat(row).isPositive();
+                assertThat(asJson).isPositive();
+                expected += count;
+            }
+            assertThat(itemsAsJson.count()).isEqualTo(expected);
+        }
+    }
+
+    /** A throw-away database migrated to {@code target} (null: the latest). */
+    private static final class Database implements AutoCloseable {
+        final String name = "purchases_bench_" + UUID.randomUUID().toString().substring(0, 8);
+        final HikariDataSource dataSource = new HikariDataSource();
+        final JdbcTemplate jdbc;
+
+        Database(String target) {
+            dataSource.setJdbcUrl("jdbc:mysql://127.0.0.1:3306/" + name + "?createDatabaseIfNotExist=true");
             dataSource.setUsername("root");
             dataSource.setPassword("");
-            dataSource.setMaximumPoolSize(threads + 2);
+            dataSource.setMaximumPoolSize(WriteBenchmarkHarness.setting("threads", 4) + 2);
             dataSource.addDataSourceProperty("rewriteBatchedStatements", "true");
             dataSource.addDataSourceProperty("cachePrepStmts", "true");
-            Flyway.configure().dataSource(dataSource).locations("classpath:db/migration").load().migrate();
-            JdbcTemplate jdbc = new JdbcTemplate(dataSource);
-            MysqlPurchaseRepository repository = new MysqlPurchaseRepository(jdbc, new DataSourceTransactionManager(dataSource));
+            var flyway = Flyway.configure().dataSource(dataSource).locations("classpath:db/migration");
+            if (target != null) {
+                flyway.target(target);
+            }
+            flyway.load().migrate();
+            jdbc = new JdbcTemplate(dataSource);
+        }
+
+        @Override
+        public void close() {
             try {
-                // Warm-up: JIT, pool, buffer pool.
-                WriteBenchmarkHarness.run("mariadb warm-up", repository, 2_000, threads, batchSize);
-                double single = WriteBenchmarkHarness.run("mariadb single-row", repository, purchases / 4, threads, 1);
-                double batched = WriteBenchmarkHarness.run("mariadb batched", repository, purchases, threads, batchSize);
-                assertThat(repository.count()).isEqualTo(2_000 + purchases / 4 + purchases);
-                assertThat(single).isPositive();
-                assertThat(batched).isPositive();
+                jdbc.execute("DROP DATABASE " + name);
             } finally {
-                jdbc.execute("DROP DATABASE " + database);
+                dataSource.close();
             }
         }
     }

@@ -1,0 +1,101 @@
+package com.supermarket.contract;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.amqp.core.AmqpAdmin;
+
+/**
+ * Prepares the broker for the platform: declares the {@link BrokerTopology} and, unless the
+ * deployment provides them, applies its policies. The one runner of both, shared by every
+ * service. A service does not exit while the broker is missing, unreachable or lacks the
+ * sharding plugin: it calls {@link #ensure()} again at its retry interval, each failed attempt
+ * is logged, and {@link #problem()} says why it is not ready.
+ *
+ * <p>A missing sharding plugin is retried too, not fatal: an operator can enable the plugin (or
+ * the broker's definition can be fixed) without the service going through crash-loop back-off,
+ * and the reason is in the log on every attempt and in the readiness details.
+ *
+ * <p>Thread-safe: {@link #ensure()} is serialised; the state is readable from any thread.
+ */
+public final class BrokerSetup {
+
+    private static final Logger log = LoggerFactory.getLogger(BrokerSetup.class);
+
+    private final AmqpAdmin admin;
+    private final ManagementClient management;
+    private final String vhost;
+    private final BrokerSettings settings;
+    private volatile boolean done;
+    private volatile String problem = "the broker topology is not declared yet";
+    private int attempts;
+
+    /**
+     * @param admin      declares the topology (over the service's connection factory)
+     * @param management sets the policies and lists shard queues
+     * @param vhost      the virtual host the service works in
+     * @param settings   shards per node, whether to set the policies, retry interval
+     */
+    public BrokerSetup(AmqpAdmin admin, ManagementClient management, String vhost, BrokerSettings settings) {
+        this.admin = admin;
+        this.management = management;
+        this.vhost = vhost;
+        this.settings = settings;
+    }
+
+    /**
+     * Declares the topology and applies the policies unless that succeeded before. Never throws:
+     * a failure is logged and kept in {@link #problem()}.
+     *
+     * @return whether the broker is prepared
+     */
+    public synchronized boolean ensure() {
+        if (done) {
+            return true;
+        }
+        attempts++;
+        try {
+            BrokerTopology.declare(admin);
+            if (settings.managePolicies()) {
+                BrokerTopology.applyPolicies(management, vhost, settings.shardsPerNode());
+            }
+        } catch (BrokerTopology.ShardingPluginMissingException e) {
+            problem = e.getMessage();
+            log.error("Broker not usable (attempt {}), retrying in {}: {}", attempts, settings.retryInterval(), problem);
+            return false;
+        } catch (RuntimeException e) {
+            problem = "cannot prepare the broker in vhost '" + vhost + "': " + e;
+            log.warn("Broker not ready (attempt {}), retrying in {}: {}", attempts, settings.retryInterval(), problem);
+            return false;
+        }
+        log.info("Broker topology declared in vhost '{}' after {} attempt(s); policies {}", vhost, attempts,
+                settings.managePolicies() ? "applied (" + settings.shardsPerNode() + " shard(s) per node)" : "left to the deployment");
+        problem = null;
+        done = true;
+        return true;
+    }
+
+    /** Whether {@link #ensure()} has succeeded. */
+    public boolean isDone() {
+        return done;
+    }
+
+    /** Why the broker is not prepared yet, or null once it is. */
+    public String problem() {
+        return problem;
+    }
+
+    /** The virtual host this setup prepares. */
+    public String vhost() {
+        return vhost;
+    }
+
+    /** The shared broker settings this setup was built from. */
+    public BrokerSettings settings() {
+        return settings;
+    }
+
+    /** The management API client this setup uses (also for shard discovery). */
+    public ManagementClient management() {
+        return management;
+    }
+}

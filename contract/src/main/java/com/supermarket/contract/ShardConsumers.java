@@ -1,0 +1,255 @@
+package com.supermarket.contract;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.amqp.AmqpException;
+import org.springframework.amqp.core.AcknowledgeMode;
+import org.springframework.amqp.core.MessageListener;
+import org.springframework.amqp.rabbit.connection.ConnectionFactory;
+import org.springframework.amqp.rabbit.listener.AsyncConsumerStartedEvent;
+import org.springframework.amqp.rabbit.listener.DirectMessageListenerContainer;
+import org.springframework.context.SmartLifecycle;
+
+/**
+ * Consumes every shard queue of one sharded exchange by its explicit name: the one way both
+ * consuming services read their shards. A {@link DirectMessageListenerContainer} starts with no
+ * queue; a discovery round (at start, then every {@code discoveryInterval}) prepares the broker
+ * through the {@link BrokerSetup}, lists the shard queues over the management API and adds each
+ * new one with {@code consumersPerShard} consumers ({@code addQueueNames} starts consumers for the
+ * new queue only; the others keep consuming). Until the broker is prepared and a shard queue
+ * exists, rounds repeat every {@code retryInterval}, each failure logged, and
+ * {@link #isConsuming()} stays false (readiness DOWN).
+ *
+ * <p>Why explicit names: consumers on the exchange-named pseudo-queue are placed on one shard
+ * each by the plugin at consume time, which can pile them onto one shard and leave others
+ * unread. Acknowledgement is manual (the listener acks after its work is durable); a listener
+ * exception rejects without requeue, so the shard queue's dead-letter policy parks the message.
+ *
+ * <p>A plain class, not a bean: the service registers it (it is a {@link SmartLifecycle}, started
+ * after the context is refreshed and stopped before it closes). Thread-safe: discovery runs on
+ * its own single thread; the container is thread-safe; the state is readable from any thread.
+ */
+public final class ShardConsumers implements SmartLifecycle {
+
+    /**
+     * Stopped after the lifecycle beans of the default phase, so that a listener's collaborator
+     * holding a delivery (e.g. a writer waiting for its database) is released first, and before
+     * the web server stops.
+     */
+    public static final int PHASE = DEFAULT_PHASE - 100;
+
+    private static final Logger log = LoggerFactory.getLogger(ShardConsumers.class);
+
+    private final String exchange;
+    private final BrokerSetup setup;
+    private final Settings settings;
+    private final TrackingContainer container;
+    private final Set<String> shards = ConcurrentHashMap.newKeySet();
+    private volatile String problem = "not started";
+    private ScheduledExecutorService discovery;
+
+    /**
+     * How the shard queues are consumed.
+     *
+     * @param consumersPerShard consumers (each with its own channel) on each shard queue
+     * @param prefetch          unacknowledged messages each consumer may hold
+     * @param discoveryInterval how often the shard queues are listed again once consuming
+     * @param retryInterval     how often the broker set-up and discovery are retried until then
+     */
+    public record Settings(int consumersPerShard, int prefetch, Duration discoveryInterval, Duration retryInterval) {
+
+        public Settings {
+            if (consumersPerShard < 1 || prefetch < 1) {
+                throw new IllegalArgumentException("consumersPerShard and prefetch must be at least 1: "
+                        + consumersPerShard + ", " + prefetch);
+            }
+            if (!isPositive(discoveryInterval) || !isPositive(retryInterval)) {
+                throw new IllegalArgumentException("discoveryInterval and retryInterval must be positive: "
+                        + discoveryInterval + ", " + retryInterval);
+            }
+        }
+
+        /** The most messages one shard queue can have unacknowledged at this service. */
+        public int unacknowledgedPerShard() {
+            return consumersPerShard * prefetch;
+        }
+
+        private static boolean isPositive(Duration duration) {
+            return duration != null && duration.isPositive();
+        }
+    }
+
+    /**
+     * @param exchange          the sharded exchange whose shard queues to consume
+     * @param connectionFactory the service's connection factory
+     * @param setup             prepares the broker before the first discovery; its management
+     *                          client lists the shard queues
+     * @param settings          consumers, prefetch, intervals
+     * @param listener          handles each delivery and acknowledges it itself (manual ack)
+     */
+    public ShardConsumers(String exchange, ConnectionFactory connectionFactory, BrokerSetup setup, Settings settings,
+                          MessageListener listener) {
+        this.exchange = exchange;
+        this.setup = setup;
+        this.settings = settings;
+        this.container = new TrackingContainer(connectionFactory);
+        container.setConsumersPerQueue(settings.consumersPerShard());
+        container.setPrefetchCount(settings.prefetch());
+        container.setAcknowledgeMode(AcknowledgeMode.MANUAL);
+        container.setDefaultRequeueRejected(false);
+        // A shard queue can vanish with its broker node; keep consuming the others.
+        container.setMissingQueuesFatal(false);
+        container.setMessageListener(listener);
+        // Consumers lost with a connection are restarted by the container's monitor; 5 s rather
+        // than the default 30 s keeps a broker blip from stalling consumption for long.
+        container.setMonitorInterval(5_000);
+        container.setBeanName(exchange + "-shard-consumers");
+        container.afterPropertiesSet();
+    }
+
+    /** One discovery round; schedules the next. */
+    private void discover() {
+        Duration next = settings.retryInterval();
+        try {
+            if (!setup.ensure()) {
+                problem = setup.problem();
+                return;
+            }
+            List<String> found = BrokerTopology.shardQueues(setup.management(), setup.vhost(), exchange);
+            for (String shard : found) {
+                if (shards.add(shard)) {
+                    consume(shard);
+                }
+            }
+            if (found.isEmpty()) {
+                problem = "no shard queue of " + exchange + " in vhost '" + setup.vhost()
+                        + "' yet: is the sharding policy applied (platform.broker.manage-policies, or the deployment's policies)?";
+                log.warn("{}; looking again in {}", problem, next);
+            } else if (container.live.isEmpty()) {
+                problem = "shard queues of " + exchange + " found, but no consumer is running (broker connection?)";
+                log.warn("{}; looking again in {}", problem, next);
+            } else {
+                problem = null;
+                next = settings.discoveryInterval();
+            }
+        } catch (RuntimeException e) {
+            // The management API being briefly unreachable must not stop consumption of the
+            // shards already known; the next round tries again.
+            problem = "shard discovery of " + exchange + " failed: " + e;
+            log.warn("{}; retrying in {}", problem, next);
+        } finally {
+            schedule(next);
+        }
+    }
+
+    private void consume(String shard) {
+        try {
+            container.addQueueNames(shard);
+            log.info("Consuming shard queue '{}' with {} consumer(s), prefetch {}", shard, settings.consumersPerShard(),
+                    settings.prefetch());
+        } catch (AmqpException e) {
+            // The container keeps the failed consumer and its monitor restarts it.
+            log.warn("Shard queue '{}' found but its consumer did not start yet (the container retries): {}", shard,
+                    e.toString());
+        }
+    }
+
+    private synchronized void schedule(Duration delay) {
+        if (discovery != null && !discovery.isShutdown()) {
+            discovery.schedule(this::discover, delay.toMillis(), TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** Whether at least one consumer is running and the last discovery round succeeded. */
+    public boolean isConsuming() {
+        return container.isRunning() && !container.live.isEmpty() && problem == null;
+    }
+
+    /** For a health indicator: shards found, consumers running and expected, and any problem. */
+    public Map<String, Object> details() {
+        Map<String, Object> details = new LinkedHashMap<>();
+        details.put("exchange", exchange);
+        details.put("shards", new TreeSet<>(shards));
+        details.put("consumers", container.live.size());
+        details.put("expectedConsumers", shards.size() * settings.consumersPerShard());
+        if (problem != null) {
+            details.put("problem", problem);
+        }
+        return details;
+    }
+
+    /** The shard queues found and given consumers so far. */
+    public int shardCount() {
+        return shards.size();
+    }
+
+    /** The settings this consumes with. */
+    public Settings settings() {
+        return settings;
+    }
+
+    @Override
+    public synchronized void start() {
+        if (discovery != null) {
+            return;
+        }
+        problem = "starting";
+        container.start();
+        discovery = Executors.newSingleThreadScheduledExecutor(
+                Thread.ofPlatform().name(exchange + "-shard-discovery").daemon().factory());
+        discovery.execute(this::discover);
+    }
+
+    @Override
+    public synchronized void stop() {
+        if (discovery != null) {
+            discovery.shutdownNow();
+            discovery = null;
+        }
+        container.stop();
+        problem = "stopped";
+    }
+
+    @Override
+    public synchronized boolean isRunning() {
+        return discovery != null;
+    }
+
+    @Override
+    public int getPhase() {
+        return PHASE;
+    }
+
+    /**
+     * Keeps the set of running consumers: added when the container announces one started,
+     * removed when it drops one (channel closed, queue deleted, stopping).
+     */
+    private static final class TrackingContainer extends DirectMessageListenerContainer {
+
+        private final Set<Object> live = ConcurrentHashMap.newKeySet();
+
+        TrackingContainer(ConnectionFactory connectionFactory) {
+            super(connectionFactory);
+            setApplicationEventPublisher(event -> {
+                if (event instanceof AsyncConsumerStartedEvent started) {
+                    live.add(started.getConsumer());
+                }
+            });
+        }
+
+        @Override
+        protected void consumerRemoved(SimpleConsumer consumer) {
+            live.remove(consumer);
+        }
+    }
+}

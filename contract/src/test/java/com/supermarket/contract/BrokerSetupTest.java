@@ -1,0 +1,68 @@
+package com.supermarket.contract;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.Mockito.doNothing;
+import static org.mockito.Mockito.doThrow;
+import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.times;
+import static org.mockito.Mockito.verify;
+
+import java.io.IOException;
+import java.net.URI;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.springframework.amqp.AmqpConnectException;
+import org.springframework.amqp.AmqpIOException;
+import org.springframework.amqp.core.AmqpAdmin;
+import org.springframework.amqp.core.Exchange;
+
+class BrokerSetupTest {
+
+    private final AmqpAdmin admin = mock(AmqpAdmin.class);
+    private final ManagementClient unusedManagement = new ManagementClient(URI.create("http://127.0.0.1:1"), "u", "p");
+
+    private static BrokerSettings settings(boolean managePolicies) {
+        return new BrokerSettings(URI.create("http://127.0.0.1:1"), 4, managePolicies, null, Duration.ofSeconds(1));
+    }
+
+    @Test
+    void aMissingShardingPluginIsRetriedWithAMessageThatSaysHowToEnableIt() {
+        doThrow(new AmqpIOException(new IOException("connection error; protocol method: #method<connection.close>"
+                + "(reply-code=503, reply-text=COMMAND_INVALID - unknown exchange type 'x-modulus-hash')")))
+                .doNothing().when(admin).declareExchange(any(Exchange.class));
+        BrokerSetup setup = new BrokerSetup(admin, unusedManagement, "/", settings(false));
+
+        assertThat(setup.ensure()).isFalse();
+        assertThat(setup.problem()).contains("rabbitmq-plugins enable rabbitmq_sharding");
+        assertThat(setup.isDone()).isFalse();
+
+        assertThat(setup.ensure()).isTrue();
+        assertThat(setup.problem()).isNull();
+    }
+
+    @Test
+    void anUnreachableBrokerIsRetriedAndASucceededSetupIsNotRepeated() {
+        doThrow(new AmqpConnectException(new IOException("Connection refused"))).doNothing()
+                .when(admin).declareExchange(any(Exchange.class));
+        BrokerSetup setup = new BrokerSetup(admin, unusedManagement, "v", settings(false));
+
+        assertThat(setup.ensure()).isFalse();
+        assertThat(setup.problem()).contains("Connection refused").contains("'v'");
+        assertThat(setup.ensure()).isTrue();
+        assertThat(setup.ensure()).isTrue();
+
+        // 1 failed attempt + 4 exchanges (2 sharded, ingress, dead letter) declared once.
+        verify(admin, times(5)).declareExchange(any(Exchange.class));
+    }
+
+    @Test
+    void policiesThatCannotBeSetKeepTheSetupPending() {
+        doNothing().when(admin).declareExchange(any(Exchange.class));
+        BrokerSetup setup = new BrokerSetup(admin, unusedManagement, "/", settings(true));
+
+        assertThat(setup.ensure()).isFalse();
+        assertThat(setup.problem()).contains("management API");
+        verify(admin, times(4)).declareExchange(any(Exchange.class));
+    }
+}

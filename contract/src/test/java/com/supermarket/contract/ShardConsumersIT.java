@@ -1,0 +1,100 @@
+package com.supermarket.contract;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import com.supermarket.contract.testing.TcpProxy;
+import com.supermarket.contract.testing.TestBroker;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
+import org.springframework.amqp.rabbit.core.RabbitAdmin;
+import org.springframework.amqp.rabbit.listener.api.ChannelAwareMessageListener;
+
+class ShardConsumersIT {
+
+    private TestBroker broker;
+    private TcpProxy proxy;
+    private CachingConnectionFactory connections;
+    private ShardConsumers consumers;
+    private final Set<String> received = ConcurrentHashMap.newKeySet();
+
+    @BeforeEach
+    void startThroughAProxy() {
+        broker = TestBroker.create("shard-consumers");
+        proxy = new TcpProxy(broker.host(), broker.port());
+        com.rabbitmq.client.ConnectionFactory viaProxy = broker.connectionFactory();
+        viaProxy.setHost(proxy.host());
+        viaProxy.setPort(proxy.port());
+        connections = new CachingConnectionFactory(viaProxy);
+        BrokerSettings settings = broker.settings(2, Duration.ofMillis(300));
+        BrokerSetup setup = new BrokerSetup(new RabbitAdmin(connections), broker.management(), broker.vhost(), settings);
+        ChannelAwareMessageListener listener = (message, channel) -> {
+            received.add(new String(message.getBody(), StandardCharsets.UTF_8));
+            channel.basicAck(message.getMessageProperties().getDeliveryTag(), false);
+        };
+        consumers = new ShardConsumers(Topology.STORE_EXCHANGE, connections, setup,
+                settings.consumers(2, 10), listener);
+    }
+
+    @AfterEach
+    void stop() {
+        consumers.stop();
+        connections.destroy();
+        proxy.close();
+        broker.close();
+    }
+
+    @Test
+    void waitsForAnUnreachableBrokerThenDeclaresTheTopologyAndConsumesEveryShard() {
+        proxy.disconnect();
+        consumers.start();
+
+        await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(5)).until(() -> !consumers.isConsuming());
+        assertThat(consumers.details().get("problem")).asString().contains("cannot prepare the broker");
+
+        proxy.restore();
+        await().atMost(Duration.ofSeconds(30)).until(consumers::isConsuming);
+        List<String> shards = broker.shardQueues(Topology.STORE_EXCHANGE);
+        assertThat(shards).hasSize(2);
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+                assertThat(shards).allSatisfy(shard -> assertThat(consumerCount(shard)).isEqualTo(2)));
+
+        try (Connection connection = broker.newConnection(); Channel channel = connection.createChannel()) {
+            for (int store = 1; store <= 20; store++) {
+                channel.basicPublish(Topology.INGRESS_EXCHANGE, Integer.toString(store), null, ("m" + store).getBytes());
+            }
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> received.size() == 20);
+    }
+
+    @Test
+    void reportsNotConsumingWhileTheBrokerIsGoneAndResumesAfter() {
+        consumers.start();
+        await().atMost(Duration.ofSeconds(30)).until(consumers::isConsuming);
+
+        proxy.disconnect();
+        await().atMost(Duration.ofSeconds(15)).until(() -> !consumers.isConsuming());
+        proxy.restore();
+
+        await().atMost(Duration.ofSeconds(30)).until(consumers::isConsuming);
+        assertThat(consumers.details()).containsEntry("consumers", 4);
+    }
+
+    private long consumerCount(String queue) {
+        String path = "api/queues/" + URLEncoder.encode(broker.vhost(), StandardCharsets.UTF_8) + "/"
+                + URLEncoder.encode(queue, StandardCharsets.UTF_8).replace("+", "%20");
+        return WireFormat.mapper().readTree(broker.management().send("GET", path, null)).path("consumers").asLong(0);
+    }
+}

@@ -1,0 +1,47 @@
+package com.supermarket.store.ingest;
+
+import com.supermarket.contract.BrokerSetup;
+import com.supermarket.contract.ShardConsumers;
+import com.supermarket.contract.Topology;
+import com.supermarket.store.counts.StoreCounts;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.springframework.amqp.rabbit.connection.ConnectionFactory;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+@Configuration(proxyBeanMethods = false)
+class IngestConfiguration {
+
+    /**
+     * Every {@code storeX} shard queue, consumed by name into the {@link PurchaseListener}.
+     * Refuses to start when the dedup window could not recognise every redelivery: a store lives
+     * on one shard, and after a connection loss all of that shard's unacknowledged purchases may
+     * come again.
+     */
+    @Bean
+    ShardConsumers storeShardConsumers(ConnectionFactory connectionFactory, BrokerSetup setup, IngestProperties ingest, PurchaseListener listener, StoreCounts counts,
+                                       MeterRegistry registry) {
+        if (counts.dedupWindowPerStore() < ingest.unacknowledgedPurchasesPerShard()) {
+            throw new IllegalStateException("store.counts.dedup-window-per-store (" + counts.dedupWindowPerStore()
+                    + ") must be at least store.ingest.prefetch x .consumers-per-shard x .max-purchases-per-message ("
+                    + ingest.unacknowledgedPurchasesPerShard() + " purchases), or redeliveries could be counted twice");
+        }
+        ShardConsumers consumers = new ShardConsumers(Topology.STORE_EXCHANGE, connectionFactory, setup,
+                setup.settings().consumers(ingest.consumersPerShard(), ingest.prefetch()), listener);
+        Gauge.builder("store.shards.consumed", consumers, ShardConsumers::shardCount)
+                .description("Shard queues of storeX this instance consumes").register(registry);
+        return consumers;
+    }
+
+    /**
+     * Readiness of consumption ({@code shardConsumers}): DOWN until the broker is prepared and a
+     * {@code storeX} shard queue is consumed, with the reason in the details.
+     */
+    @Bean
+    HealthIndicator shardConsumers(ShardConsumers consumers) {
+        return () -> (consumers.isConsuming() ? Health.up() : Health.down()).withDetails(consumers.details()).build();
+    }
+}
