@@ -5,8 +5,10 @@ import com.supermarket.contract.Purchase;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.util.EnumMap;
 import java.util.Map;
 import org.slf4j.Logger;
@@ -64,19 +66,23 @@ class PurchaseController {
     }
 
     @PostMapping("/purchase/{storeID}/customer/{custID}/date/{date}")
-    ResponseEntity<Map<String, String>> purchase(@PathVariable("storeID") String storeId,
-                                                 @PathVariable("custID") String customerId,
-                                                 @PathVariable("date") String date,
-                                                 @RequestHeader(name = "Idempotency-Key", required = false)
-                                                 String idempotencyKey,
-                                                 HttpServletRequest request) throws IOException {
+    void purchase(@PathVariable("storeID") String storeId,
+                  @PathVariable("custID") String customerId,
+                  @PathVariable("date") String date,
+                  @RequestHeader(name = "Idempotency-Key", required = false) String idempotencyKey,
+                  HttpServletRequest request, HttpServletResponse response) throws IOException {
         Purchase purchase = parser.parse(storeId, customerId, date, body(request), idempotencyKey);
         publisher.publish(purchase);
         accepted.increment();
-        // Content type fixed rather than negotiated: the purchase is already accepted, so an
-        // odd Accept header must not turn the answer into a 406 (the client would retry it).
-        return ResponseEntity.status(HttpStatus.CREATED).contentType(MediaType.APPLICATION_JSON)
-                .body(Map.of("purchaseId", purchase.purchaseId().toString()));
+        // Written directly, not as a ResponseEntity through the message converters: that path
+        // (return value handlers, content negotiation, Jackson) was ~10% of the API's CPU per
+        // purchase under JFR. The content type is fixed rather than negotiated: the purchase is
+        // already accepted, so an odd Accept header must not turn the answer into a 406.
+        byte[] created = ("{\"purchaseId\":\"" + purchase.purchaseId() + "\"}").getBytes(StandardCharsets.US_ASCII);
+        response.setStatus(HttpStatus.CREATED.value());
+        response.setContentType(MediaType.APPLICATION_JSON_VALUE);
+        response.setContentLength(created.length);
+        response.getOutputStream().write(created);
     }
 
     private byte[] body(HttpServletRequest request) throws IOException {
