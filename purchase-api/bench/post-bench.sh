@@ -50,6 +50,9 @@ for jar in "${jars[@]}"; do
 done
 command -v wrk >/dev/null || { echo "wrk is missing: apt-get install -y wrk" >&2; exit 1; }
 [[ -z "$jfr" ]] || mkdir -p "$jfr"
+if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+  echo "port $port is already in use (another run?); set BENCH_PORT" >&2; exit 1
+fi
 
 tick=$(getconf CLK_TCK)
 broker_pid=$(pgrep -o -f beam.smp || true)
