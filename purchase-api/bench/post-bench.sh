@@ -14,7 +14,7 @@ throw-away vhost of the local RabbitMQ (topology and policies applied by the API
 consumers; deleted afterwards with its messages), warms it up, then runs
   wrk -t1 -c<connections> -d<duration> -s purchase-api/bench/post-purchases.lua
 and prints one line per run: requests/s, p50/p99/max, status counts, the 1-minute load average,
-and CPU milliseconds per request of the API process and of the broker (utime+stime from
+the mean purchases per message, and CPU milliseconds per request of the API process and of the broker (utime+stime from
 /proc/<pid>/stat over the measured run; the broker's share includes whatever else the shared
 broker did meanwhile). Settings after -- are passed to the API's environment (e.g.
 PUBLISH_PERSISTENT=false). --jfr DIR records a JFR file per run (profile settings).
@@ -91,9 +91,14 @@ run() {
   out="$(wrk -t1 -c"$conns" -d"$duration" --latency -s "$here/post-purchases.lua" "http://127.0.0.1:$port")"
   app_after=$(cpu_ticks "$app_pid") broker_after=$(cpu_ticks "$broker_pid")
   requests=$(grep -Eo '^ *[0-9]+ requests' <<<"$out" | awk '{print $1}')
-  printf '%s c%s round %s: %s req/s; %s; %s; load %s; CPU ms/req: api %s, broker %s\n' "$label" "$conns" "$round" \
+  # mean purchases per message over the whole life of the process (warm-up included)
+  batch=$(curl -fs "http://127.0.0.1:$port/actuator/prometheus" | awk '
+    /^purchases_batch_size_purchases_sum/ {s=$2} /^purchases_batch_size_purchases_count/ {c=$2}
+    END {if (c > 0) printf "%.1f", s/c; else print "n/a"}')
+  printf '%s c%s round %s: %s req/s; %s; %s; load %s; purchases/message %s; CPU ms/req: api %s, broker %s\n' \
+    "$label" "$conns" "$round" \
     "$(grep 'Requests/sec' <<<"$out" | awk '{print $2}')" \
-    "$(grep '^p50' <<<"$out")" "$(grep '^status' <<<"$out" | tr '\n' ' ')" "$(cut -d' ' -f1 /proc/loadavg)" \
+    "$(grep '^p50' <<<"$out")" "$(grep '^status' <<<"$out" | tr '\n' ' ')" "$(cut -d' ' -f1 /proc/loadavg)" "$batch" \
     "$(awk -v t="$(( app_after - app_before ))" -v k="$tick" -v n="$requests" 'BEGIN{printf "%.3f", t*1000/k/n}')" \
     "$(awk -v t="$(( broker_after - broker_before ))" -v k="$tick" -v n="$requests" 'BEGIN{printf "%.3f", t*1000/k/n}')"
   cleanup
