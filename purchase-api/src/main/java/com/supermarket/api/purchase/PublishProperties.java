@@ -51,8 +51,8 @@ record PublishProperties(@DefaultValue("true") boolean persistent,
      */
     record Batch(@DefaultValue("200") int maxSize,
                  @DefaultValue("1ms") Duration maxDelay,
-                 @DefaultValue("16") int buckets,
-                 @DefaultValue("16") int maxInFlight,
+                 @DefaultValue("8") int buckets,
+                 @DefaultValue("4") int maxInFlight,
                  @DefaultValue("20000") int queueCapacity,
                  @DefaultValue("1s") Duration admissionTimeout) {
 

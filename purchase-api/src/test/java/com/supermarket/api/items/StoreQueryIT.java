@@ -197,7 +197,9 @@ class StoreQueryIT {
             assertThat(gets).as("GETs still waiting while the purchase was accepted").anyMatch(get -> !get.isDone());
         }
         assertThat(gets).allSatisfy(get -> assertThat(get.get().statusCode()).isEqualTo(504));
-        String connections = new String(broker.management().send("GET", "api/vhosts/" + broker.vhost() + "/connections", null));
-        assertThat(connections).contains("purchase-api store queries");
+        // The management API lists connections a few seconds late.
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(
+                new String(broker.management().send("GET", "api/vhosts/" + broker.vhost() + "/connections", null)))
+                .contains("purchase-api store queries"));
     }
 }

@@ -247,9 +247,11 @@ class PurchasePublisherTest {
 
     @Test
     void aNackATimeoutOrAReturnRefusesExactlyThePurchasesOfThatBatch() {
-        PurchasePublisher publisher = publisher(true, Duration.ofMillis(300), new PublishProperties.Batch(200,
-                Duration.ZERO, BUCKETS, 4, 1000, Duration.ofSeconds(10)));
-        // Stores 1..4 are in four buckets, so four messages are in flight together.
+        // The confirm timeout leaves the test time to answer the other batches on a busy machine.
+        PurchasePublisher publisher = publisher(true, Duration.ofSeconds(3), new PublishProperties.Batch(200,
+                Duration.ZERO, BUCKETS, 12, 1000, Duration.ofSeconds(10)));
+        // Stores 1..4 are in four buckets, so at least four messages are in flight together, and
+        // enough permits for every purchase to leave before any confirm.
         Map<Integer, List<CompletableFuture<Void>>> byStore = new ConcurrentHashMap<>();
         Map<UUID, Integer> storeById = new ConcurrentHashMap<>();
         for (int i = 0; i < 3; i++) {
@@ -326,7 +328,7 @@ class PurchasePublisherTest {
 
     @Test
     void aFullQueueIsRefusedAtOnce() {
-        PurchasePublisher publisher = publisher(true, Duration.ofSeconds(30), new PublishProperties.Batch(200,
+        PurchasePublisher publisher = publisher(true, Duration.ofSeconds(3), new PublishProperties.Batch(200,
                 Duration.ZERO, BUCKETS, 1, 1, Duration.ofSeconds(30)));
         publisher.submit(purchase(1));
         awaitSent(0);
