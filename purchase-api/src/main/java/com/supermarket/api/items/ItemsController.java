@@ -127,7 +127,8 @@ class ItemsController {
             log.warn("store query failed ({}): {}", e.status(), e.getMessage());
         }
         var response = ResponseEntity.status(e.status()).contentType(MediaType.APPLICATION_JSON);
-        if (e.status() == 503) {
+        // Both are passing conditions: the broker or store-service may be back in a moment.
+        if (e.status() == 503 || e.status() == 504) {
             response.header(HttpHeaders.RETRY_AFTER, "1");
         }
         return response.body(Map.of("message", e.getMessage()));

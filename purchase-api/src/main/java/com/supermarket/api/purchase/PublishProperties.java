@@ -7,19 +7,18 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 /**
  * How purchases are published. Immutable.
  *
- * @param mode           one publish to the ingress fanout, or one to each sharded exchange
- *                       ({@code PUBLISH_MODE})
  * @param persistent     delivery mode 2 (survives a broker restart on durable queues) or
  *                       transient as in the original study ({@code PUBLISH_PERSISTENT})
- * @param confirmTimeout how long a request waits for the broker's confirm before it answers
- *                       {@code 503} ({@code PUBLISH_CONFIRM_TIMEOUT})
+ * @param confirmTimeout how long a batch waits for the broker's confirm before every purchase in
+ *                       it is answered {@code 503} ({@code PUBLISH_CONFIRM_TIMEOUT})
  * @param retryAfter     the {@code Retry-After} a refused request suggests ({@code PUBLISH_RETRY_AFTER})
+ * @param batch          the group commit
  */
 @ConfigurationProperties("platform.publish")
-record PublishProperties(@DefaultValue("FANOUT") PublishMode mode,
-                         @DefaultValue("true") boolean persistent,
+record PublishProperties(@DefaultValue("true") boolean persistent,
                          @DefaultValue("5s") Duration confirmTimeout,
-                         @DefaultValue("1s") Duration retryAfter) {
+                         @DefaultValue("1s") Duration retryAfter,
+                         @DefaultValue Batch batch) {
 
     PublishProperties {
         if (confirmTimeout.isNegative() || confirmTimeout.isZero()) {
@@ -30,5 +29,42 @@ record PublishProperties(@DefaultValue("FANOUT") PublishMode mode,
     /** The {@code Retry-After} header value: whole seconds, at least 1. */
     long retryAfterSeconds() {
         return Math.max(1, (retryAfter.toMillis() + 999) / 1000);
+    }
+
+    /**
+     * The group commit: purchases that gather while earlier batches await their confirms are
+     * published together, one message and one confirm per routing bucket.
+     *
+     * @param maxSize          most purchases in one message ({@code PUBLISH_BATCH_MAX_SIZE})
+     * @param maxDelay         how long a purchase may wait for its batch to fill while other
+     *                         batches are in flight ({@code PUBLISH_BATCH_MAX_DELAY}); an idle
+     *                         publisher never waits; zero publishes whatever has gathered
+     * @param buckets          routing buckets: one batch holds stores of one bucket, so
+     *                         {@code x-modulus-hash} keeps each store on one shard
+     *                         ({@code PUBLISH_BATCH_BUCKETS}); more buckets spread better over
+     *                         shards, fewer make larger batches
+     * @param maxInFlight      batches published and not yet confirmed ({@code PUBLISH_MAX_IN_FLIGHT})
+     * @param queueCapacity    purchases waiting to be batched; beyond it a request is refused at
+     *                         once ({@code PUBLISH_QUEUE_CAPACITY})
+     * @param admissionTimeout how long a purchase may wait for its batch to be let in flight
+     *                         before it is refused ({@code PUBLISH_ADMISSION_TIMEOUT})
+     */
+    record Batch(@DefaultValue("200") int maxSize,
+                 @DefaultValue("1ms") Duration maxDelay,
+                 @DefaultValue("8") int buckets,
+                 @DefaultValue("4") int maxInFlight,
+                 @DefaultValue("20000") int queueCapacity,
+                 @DefaultValue("1s") Duration admissionTimeout) {
+
+        Batch {
+            if (maxSize < 1 || buckets < 1 || maxInFlight < 1 || queueCapacity < 1) {
+                throw new IllegalArgumentException(
+                        "platform.publish.batch max-size, buckets, max-in-flight and queue-capacity must be positive");
+            }
+            if (maxDelay.isNegative() || admissionTimeout.isNegative() || admissionTimeout.isZero()) {
+                throw new IllegalArgumentException(
+                        "platform.publish.batch max-delay must not be negative and admission-timeout must be positive");
+            }
+        }
     }
 }

@@ -3,16 +3,17 @@ package com.supermarket.api.purchase;
 /**
  * The broker did not durably accept a purchase: answered {@code 503} with {@code Retry-After};
  * the client may retry. Thrown only when no confirm was seen, so there is never a false 201.
+ * One instance answers every purchase of a refused batch, so it carries no stack trace.
  */
 final class PublishRefusedException extends RuntimeException {
 
     /** Low-cardinality reason, the {@code reason} tag of {@code purchases.refused}. */
-    enum Reason { BLOCKED, UNREACHABLE, CHANNELS_EXHAUSTED, CONFIRM_TIMEOUT, NACK, UNROUTABLE, INTERRUPTED }
+    enum Reason { BLOCKED, UNREACHABLE, CHANNELS_EXHAUSTED, OVERLOADED, CONFIRM_TIMEOUT, NACK, UNROUTABLE, INTERRUPTED }
 
     private final Reason reason;
 
     PublishRefusedException(Reason reason, String message, Throwable cause) {
-        super(message, cause);
+        super(message, cause, false, false);
         this.reason = reason;
     }
 

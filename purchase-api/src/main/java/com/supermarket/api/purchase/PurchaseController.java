@@ -5,8 +5,11 @@ import com.supermarket.contract.Purchase;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.EnumMap;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,8 +37,9 @@ class PurchaseController {
     private final PurchasePublisher publisher;
     private final PurchaseLimits limits;
     private final PublishProperties publishProperties;
-    private final MeterRegistry registry;
     private final Counter accepted;
+    private final Map<InvalidPurchaseException.Reason, Counter> rejectedByReason;
+    private final Map<PublishRefusedException.Reason, Counter> refusedByReason;
 
     PurchaseController(PurchaseRequestParser parser, PurchasePublisher publisher, PurchaseLimits limits,
                        PublishProperties publishProperties, MeterRegistry registry) {
@@ -43,25 +47,42 @@ class PurchaseController {
         this.publisher = publisher;
         this.limits = limits;
         this.publishProperties = publishProperties;
-        this.registry = registry;
         this.accepted = Counter.builder("purchases.accepted")
                 .description("Purchases the broker confirmed, answered 201").register(registry);
+        this.rejectedByReason = counters(registry, "purchases.rejected", "Purchases refused as invalid, answered 400",
+                InvalidPurchaseException.Reason.class);
+        this.refusedByReason = counters(registry, "purchases.refused", "Purchases not accepted by the broker, answered 503",
+                PublishRefusedException.Reason.class);
+    }
+
+    /** One counter per reason, built once: no meter lookup on the request path. */
+    private static <R extends Enum<R>> Map<R, Counter> counters(MeterRegistry registry, String name, String description,
+                                                               Class<R> reasons) {
+        Map<R, Counter> counters = new EnumMap<>(reasons);
+        for (R reason : reasons.getEnumConstants()) {
+            counters.put(reason, Counter.builder(name).description(description).tag("reason", reason.name()).register(registry));
+        }
+        return counters;
     }
 
     @PostMapping("/purchase/{storeID}/customer/{custID}/date/{date}")
-    ResponseEntity<Map<String, String>> purchase(@PathVariable("storeID") String storeId,
-                                                 @PathVariable("custID") String customerId,
-                                                 @PathVariable("date") String date,
-                                                 @RequestHeader(name = "Idempotency-Key", required = false)
-                                                 String idempotencyKey,
-                                                 HttpServletRequest request) throws IOException {
+    void purchase(@PathVariable("storeID") String storeId,
+                  @PathVariable("custID") String customerId,
+                  @PathVariable("date") String date,
+                  @RequestHeader(name = "Idempotency-Key", required = false) String idempotencyKey,
+                  HttpServletRequest request, HttpServletResponse response) throws IOException {
         Purchase purchase = parser.parse(storeId, customerId, date, body(request), idempotencyKey);
         publisher.publish(purchase);
         accepted.increment();
-        // Content type fixed rather than negotiated: the purchase is already accepted, so an
-        // odd Accept header must not turn the answer into a 406 (the client would retry it).
-        return ResponseEntity.status(HttpStatus.CREATED).contentType(MediaType.APPLICATION_JSON)
-                .body(Map.of("purchaseId", purchase.purchaseId().toString()));
+        // Written directly, not as a ResponseEntity through the message converters: that path
+        // (return value handlers, content negotiation, Jackson) was ~10% of the API's CPU per
+        // purchase under JFR. The content type is fixed rather than negotiated: the purchase is
+        // already accepted, so an odd Accept header must not turn the answer into a 406.
+        byte[] created = ("{\"purchaseId\":\"" + purchase.purchaseId() + "\"}").getBytes(StandardCharsets.US_ASCII);
+        response.setStatus(HttpStatus.CREATED.value());
+        response.setContentType(MediaType.APPLICATION_JSON_VALUE);
+        response.setContentLength(created.length);
+        response.getOutputStream().write(created);
     }
 
     private byte[] body(HttpServletRequest request) throws IOException {
@@ -86,14 +107,14 @@ class PurchaseController {
 
     @ExceptionHandler(InvalidPurchaseException.class)
     ResponseEntity<Map<String, String>> rejected(InvalidPurchaseException e) {
-        registry.counter("purchases.rejected", "reason", e.reason().name()).increment();
+        rejectedByReason.get(e.reason()).increment();
         log.debug("rejected purchase: {}", e.getMessage());
         return ResponseEntity.badRequest().contentType(MediaType.APPLICATION_JSON).body(Map.of("message", e.getMessage()));
     }
 
     @ExceptionHandler(PublishRefusedException.class)
     ResponseEntity<Map<String, String>> refused(PublishRefusedException e) {
-        registry.counter("purchases.refused", "reason", e.reason().name()).increment();
+        refusedByReason.get(e.reason()).increment();
         // One line per refusal, no stack trace: during an outage every request is refused.
         log.warn("refused purchase ({}): {} [{}]", e.reason(), e.getMessage(), String.valueOf(e.getCause()));
         return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE)

@@ -3,116 +3,346 @@ package com.supermarket.api.purchase;
 import com.supermarket.api.broker.BlockedConnectionTracker;
 import com.supermarket.api.purchase.PublishRefusedException.Reason;
 import com.supermarket.contract.Purchase;
+import com.supermarket.contract.PurchaseBatch;
+import com.supermarket.contract.Topology;
 import com.supermarket.contract.WireFormat;
+import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import org.springframework.amqp.AmqpException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.amqp.AmqpTimeoutException;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.MessageDeliveryMode;
 import org.springframework.amqp.core.MessageProperties;
 import org.springframework.amqp.rabbit.connection.CorrelationData;
 import org.springframework.amqp.rabbit.core.RabbitTemplate;
+import org.springframework.beans.factory.DisposableBean;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.stereotype.Component;
 
 /**
- * Publishes a purchase so that both sharded exchanges hold it, and returns only once the broker
- * confirmed every publish as routed and stored. Anything else (blocked connection, no
- * connection, no free channel, nack, return, no confirm in time) is a
- * {@link PublishRefusedException}.
+ * Publishes purchases by group commit, and returns from {@link #publish} only once the broker
+ * confirmed the message holding the purchase as routed and stored.
  *
- * <p>Thread-safe: many request threads publish at once; the template checks a channel out of
- * the connection factory's pool per publish and the confirms are correlated per message.
+ * <p>A request encodes its purchase and puts it in a bounded queue. One sender thread takes
+ * what is waiting, groups it by routing bucket ({@link Topology#routingKey}, so
+ * {@code x-modulus-hash} keeps every store on one shard), frames each group as one
+ * {@link PurchaseBatch} and publishes it once to the ingress fanout with one
+ * {@link CorrelationData}; the batch's confirm completes every request in it. Batching is
+ * natural: while up to {@code max-in-flight} batches await their confirms, new purchases gather
+ * and leave together in the next batch; when nothing is in flight a purchase leaves at once. A
+ * nack, a return, a confirm timeout or a failed publish refuses every purchase of that batch and
+ * only those. A full queue, or a batch that cannot be let in flight within
+ * {@code admission-timeout}, is refused with {@link Reason#OVERLOADED}, never parked.
+ *
+ * <p>Thread-safe: request threads only enqueue and wait on their own future; the sender thread
+ * alone touches the grouping state; confirm callbacks (the AMQP connection's thread, or the
+ * timeout's) complete futures, each exactly once because each purchase sits in exactly one
+ * batch and a batch is settled by the first of its confirm or its timeout.
  */
 @Component
-class PurchasePublisher {
+class PurchasePublisher implements DisposableBean {
+
+    private static final Logger log = LoggerFactory.getLogger(PurchasePublisher.class);
 
     private final RabbitTemplate template;
     private final PublishProperties properties;
+    private final PublishProperties.Batch settings;
     private final BlockedConnectionTracker blocked;
+    private final BlockingQueue<Pending> queue;
+    private final Semaphore inFlight;
     private final Timer confirmLatency;
+    private final DistributionSummary batchSize;
+    private final Thread sender;
+    private volatile boolean closed;
+
+    /** Sender-thread state: what waits for a batch, by routing key, oldest first within each. */
+    private final Map<String, ArrayDeque<Pending>> waiting = new HashMap<>();
+    private int waitingCount;
 
     PurchasePublisher(@Qualifier("publishTemplate") RabbitTemplate template, PublishProperties properties,
                       BlockedConnectionTracker blocked, MeterRegistry registry) {
         this.template = template;
         this.properties = properties;
+        this.settings = properties.batch();
         this.blocked = blocked;
+        this.queue = new ArrayBlockingQueue<>(settings.queueCapacity());
+        this.inFlight = new Semaphore(settings.maxInFlight());
         this.confirmLatency = Timer.builder("purchases.confirm.latency")
-                .description("From the first publish of a purchase until the broker confirmed all of them")
-                .tag("mode", properties.mode().name())
+                .description("From the publish of a batch of purchases until the broker confirmed it")
                 .publishPercentileHistogram()
                 .register(registry);
+        this.batchSize = DistributionSummary.builder("purchases.batch.size")
+                .description("Purchases per published message")
+                .baseUnit("purchases")
+                .publishPercentileHistogram()
+                .register(registry);
+        this.sender = Thread.ofPlatform().name("purchase-sender").daemon().start(this::send);
     }
 
+    /** One purchase waiting for its batch's confirm. */
+    private record Pending(String routingKey, byte[] encoded, long enqueuedNanos, CompletableFuture<Void> done) {
+    }
+
+    /**
+     * Publishes {@code purchase} and waits until its batch is confirmed.
+     *
+     * @throws PublishRefusedException when the broker did not durably accept it
+     */
     void publish(Purchase purchase) {
-        if (blocked.isBlocked()) {
-            // Refuse fast: a publish on a blocked connection would only wait out the confirm timeout.
-            throw new PublishRefusedException(Reason.BLOCKED,
-                    "the broker is blocking publishers (" + blocked.reason() + "); retry later", null);
-        }
-        Message message = toMessage(purchase);
-        long start = System.nanoTime();
-        List<CorrelationData> pending = new ArrayList<>(2);
-        for (String exchange : properties.mode().exchanges()) {
-            CorrelationData correlation = new CorrelationData(purchase.purchaseId() + "@" + exchange);
-            send(exchange, purchase.routingKey(), message, correlation);
-            pending.add(correlation);
-        }
-        long deadline = start + properties.confirmTimeout().toNanos();
-        for (CorrelationData correlation : pending) {
-            awaitConfirm(correlation, deadline);
-        }
-        confirmLatency.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
-    }
-
-    private Message toMessage(Purchase purchase) {
-        MessageProperties props = new MessageProperties();
-        props.setContentType(WireFormat.CONTENT_TYPE);
-        props.setMessageId(purchase.purchaseId().toString());
-        props.setDeliveryMode(properties.persistent() ? MessageDeliveryMode.PERSISTENT : MessageDeliveryMode.NON_PERSISTENT);
-        return new Message(WireFormat.encode(purchase), props);
-    }
-
-    private void send(String exchange, String routingKey, Message message, CorrelationData correlation) {
+        CompletableFuture<Void> done = submit(purchase);
+        // A backstop only: the sender completes every future within admission + confirm timeout.
+        long bound = settings.admissionTimeout().toNanos() + properties.confirmTimeout().toNanos()
+                + TimeUnit.SECONDS.toNanos(1);
         try {
-            template.send(exchange, routingKey, message, correlation);
-        } catch (AmqpTimeoutException e) {
-            throw new PublishRefusedException(Reason.CHANNELS_EXHAUSTED,
-                    "the API is overloaded (no free broker channel); retry later", e);
-        } catch (AmqpException e) {
-            throw new PublishRefusedException(Reason.UNREACHABLE, "the broker is unreachable; retry later", e);
-        }
-    }
-
-    private void awaitConfirm(CorrelationData correlation, long deadline) {
-        CorrelationData.Confirm confirm;
-        try {
-            confirm = correlation.getFuture().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-        } catch (TimeoutException e) {
-            throw new PublishRefusedException(Reason.CONFIRM_TIMEOUT,
-                    "the broker did not confirm the purchase in " + properties.confirmTimeout().toMillis()
-                            + " ms; it was not accepted, retry later", e);
+            done.get(bound, TimeUnit.NANOSECONDS);
         } catch (ExecutionException e) {
-            throw new PublishRefusedException(Reason.UNREACHABLE, "the broker connection failed; retry later", e);
+            if (e.getCause() instanceof PublishRefusedException refused) {
+                throw refused;
+            }
+            throw new PublishRefusedException(Reason.UNREACHABLE, "publishing failed; retry later", e.getCause());
+        } catch (TimeoutException e) {
+            throw new PublishRefusedException(Reason.CONFIRM_TIMEOUT, confirmTimeoutMessage(), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new PublishRefusedException(Reason.INTERRUPTED, "the request was interrupted; retry later", e);
         }
+    }
+
+    /**
+     * Hands {@code purchase} to the group commit. The future completes normally once its batch
+     * is confirmed, or exceptionally with a {@link PublishRefusedException}; exactly once.
+     */
+    CompletableFuture<Void> submit(Purchase purchase) {
+        if (blocked.isBlocked()) {
+            // Refuse fast: a publish on a blocked connection would only wait out the confirm timeout.
+            return CompletableFuture.failedFuture(new PublishRefusedException(Reason.BLOCKED,
+                    "the broker is blocking publishers (" + blocked.reason() + "); retry later", null));
+        }
+        // Encoded here, on the request's thread: the sender's serial work stays a copy.
+        Pending pending = new Pending(Topology.routingKey(purchase.storeId(), settings.buckets()),
+                WireFormat.encode(purchase), System.nanoTime(), new CompletableFuture<>());
+        if (closed) {
+            return CompletableFuture.failedFuture(shuttingDown());
+        }
+        if (!queue.offer(pending)) {
+            return CompletableFuture.failedFuture(new PublishRefusedException(Reason.OVERLOADED,
+                    "the API is overloaded (" + settings.queueCapacity() + " purchases wait to be published); retry later",
+                    null));
+        }
+        // Closed meanwhile: the sender's last drain may have missed this one; whoever removes it refuses it.
+        if (closed && queue.remove(pending)) {
+            return CompletableFuture.failedFuture(shuttingDown());
+        }
+        return pending.done();
+    }
+
+    private void send() {
+        try {
+            while (!closed) {
+                if (waitingCount == 0) {
+                    add(queue.take()); // idle: block until a purchase comes, then publish it at once
+                }
+                drain();
+                Pending oldest = oldest();
+                long admissionLeft = oldest.enqueuedNanos() + settings.admissionTimeout().toNanos() - System.nanoTime();
+                // While the sender waits for a permit, new purchases gather: the natural batch.
+                if (!inFlight.tryAcquire(Math.max(0, admissionLeft), TimeUnit.NANOSECONDS)) {
+                    refuseOverdue();
+                    continue;
+                }
+                drain();
+                List<Pending> batch = cut(oldest.routingKey());
+                publish(oldest.routingKey(), batch);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (RuntimeException | Error e) {
+            log.error("the purchase sender stopped", e);
+            throw e;
+        } finally {
+            closed = true;
+            refuseAll();
+        }
+    }
+
+    private void add(Pending pending) {
+        waiting.computeIfAbsent(pending.routingKey(), key -> new ArrayDeque<>()).addLast(pending);
+        waitingCount++;
+    }
+
+    private void drain() {
+        for (Pending pending = queue.poll(); pending != null; pending = queue.poll()) {
+            add(pending);
+        }
+    }
+
+    private Pending oldest() {
+        Pending oldest = null;
+        for (ArrayDeque<Pending> bucket : waiting.values()) {
+            Pending head = bucket.peekFirst();
+            if (head != null && (oldest == null || head.enqueuedNanos() - oldest.enqueuedNanos() < 0)) {
+                oldest = head;
+            }
+        }
+        return oldest;
+    }
+
+    /**
+     * Takes up to max-size purchases of one bucket. When other batches are in flight (the
+     * publisher is busy) and the batch is short, waits up to max-delay from its oldest purchase
+     * for more: fewer, larger messages cost the broker less. An idle publisher never waits.
+     */
+    private List<Pending> cut(String routingKey) throws InterruptedException {
+        ArrayDeque<Pending> bucket = waiting.get(routingKey);
+        boolean busy = inFlight.availablePermits() < settings.maxInFlight() - 1;
+        long lingerUntil = bucket.peekFirst().enqueuedNanos() + settings.maxDelay().toNanos();
+        while (busy && bucket.size() < settings.maxSize()) {
+            long left = lingerUntil - System.nanoTime();
+            if (left <= 0) {
+                break;
+            }
+            Pending next = queue.poll(left, TimeUnit.NANOSECONDS);
+            if (next == null) {
+                break;
+            }
+            add(next);
+            drain();
+        }
+        int size = Math.min(bucket.size(), settings.maxSize());
+        List<Pending> batch = new ArrayList<>(size);
+        for (int i = 0; i < size; i++) {
+            batch.add(bucket.pollFirst());
+        }
+        waitingCount -= size;
+        return batch;
+    }
+
+    /** Publishes one batch; holds one in-flight permit, released when the batch is settled. */
+    private void publish(String routingKey, List<Pending> batch) {
+        List<byte[]> encoded = new ArrayList<>(batch.size());
+        for (Pending pending : batch) {
+            encoded.add(pending.encoded());
+        }
+        MessageProperties props = new MessageProperties();
+        props.setContentType(WireFormat.CONTENT_TYPE);
+        props.setType(PurchaseBatch.MESSAGE_TYPE);
+        props.setDeliveryMode(properties.persistent() ? MessageDeliveryMode.PERSISTENT : MessageDeliveryMode.NON_PERSISTENT);
+        Message message = new Message(PurchaseBatch.frame(encoded), props);
+        CorrelationData correlation = new CorrelationData();
+        long start = System.nanoTime();
+        try {
+            template.send(Topology.INGRESS_EXCHANGE, routingKey, message, correlation);
+        } catch (AmqpTimeoutException e) {
+            settle(batch, new PublishRefusedException(Reason.CHANNELS_EXHAUSTED,
+                    "the API is overloaded (no free broker channel); retry later", e));
+            return;
+        } catch (RuntimeException e) {
+            // AmqpException mostly; anything else must not stop the sender either.
+            settle(batch, new PublishRefusedException(Reason.UNREACHABLE, "the broker is unreachable; retry later", e));
+            return;
+        }
+        batchSize.record(batch.size());
+        correlation.getFuture()
+                .orTimeout(properties.confirmTimeout().toNanos(), TimeUnit.NANOSECONDS)
+                .whenComplete((confirm, error) -> {
+                    PublishRefusedException refused = refusal(correlation, confirm, error);
+                    if (refused == null) {
+                        confirmLatency.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+                    }
+                    settle(batch, refused);
+                });
+    }
+
+    /** Why the batch was not accepted, or null when the broker acked it and returned nothing. */
+    private PublishRefusedException refusal(CorrelationData correlation, CorrelationData.Confirm confirm, Throwable error) {
+        if (error instanceof TimeoutException) {
+            return new PublishRefusedException(Reason.CONFIRM_TIMEOUT, confirmTimeoutMessage(), error);
+        }
+        if (error != null) {
+            return new PublishRefusedException(Reason.UNREACHABLE, "the broker connection failed; retry later", error);
+        }
         // A return arrives before its confirm, so it is visible here.
         if (correlation.getReturned() != null) {
-            throw new PublishRefusedException(Reason.UNROUTABLE,
-                    "the broker could not route the purchase (" + correlation.getReturned().getReplyText()
-                            + "); the topology is not ready, retry later", null);
+            return new PublishRefusedException(Reason.UNROUTABLE, "the broker could not route the purchase ("
+                    + correlation.getReturned().getReplyText() + "); the topology is not ready, retry later", null);
         }
         if (!confirm.ack()) {
-            throw new PublishRefusedException(Reason.NACK,
+            return new PublishRefusedException(Reason.NACK,
                     "the broker refused the purchase (" + confirm.reason() + "); retry later", null);
+        }
+        return null;
+    }
+
+    /** Completes every request of a batch: accepted when {@code refused} is null; frees its permit. */
+    private void settle(List<Pending> batch, PublishRefusedException refused) {
+        inFlight.release();
+        for (Pending pending : batch) {
+            if (refused == null) {
+                pending.done().complete(null);
+            } else {
+                pending.done().completeExceptionally(refused);
+            }
+        }
+    }
+
+    private String confirmTimeoutMessage() {
+        return "the broker did not confirm the purchase in " + properties.confirmTimeout().toMillis()
+                + " ms; it may or may not have been accepted: retry later with the same Idempotency-Key";
+    }
+
+    private void refuseOverdue() {
+        PublishRefusedException refused = new PublishRefusedException(Reason.OVERLOADED, "the API is overloaded ("
+                + settings.maxInFlight() + " batches await the broker's confirms); retry later", null);
+        long now = System.nanoTime();
+        long timeout = settings.admissionTimeout().toNanos();
+        for (ArrayDeque<Pending> bucket : waiting.values()) {
+            while (!bucket.isEmpty() && now - bucket.peekFirst().enqueuedNanos() >= timeout) {
+                bucket.pollFirst().done().completeExceptionally(refused);
+                waitingCount--;
+            }
+        }
+    }
+
+    private void refuseAll() {
+        drain();
+        PublishRefusedException refused = shuttingDown();
+        for (ArrayDeque<Pending> bucket : waiting.values()) {
+            for (Pending pending = bucket.pollFirst(); pending != null; pending = bucket.pollFirst()) {
+                pending.done().completeExceptionally(refused);
+            }
+        }
+        waitingCount = 0;
+    }
+
+    private static PublishRefusedException shuttingDown() {
+        return new PublishRefusedException(Reason.INTERRUPTED, "the API is shutting down; retry later", null);
+    }
+
+    /**
+     * Stops taking purchases, refuses those not yet published, and waits (up to the confirm
+     * timeout) for the confirms of the batches in flight, so that their requests are answered.
+     */
+    @Override
+    public void destroy() throws InterruptedException {
+        closed = true;
+        sender.interrupt();
+        sender.join(properties.confirmTimeout().toMillis());
+        if (inFlight.tryAcquire(settings.maxInFlight(), properties.confirmTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
+            inFlight.release(settings.maxInFlight());
         }
     }
 }

@@ -5,6 +5,7 @@ import com.supermarket.api.purchase.InvalidPurchaseException.Reason;
 import com.supermarket.contract.Purchase;
 import com.supermarket.contract.PurchaseItem;
 import java.time.Clock;
+import java.time.Instant;
 import java.time.LocalDate;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
@@ -66,19 +67,20 @@ final class PurchaseRequestParser {
      * @param idempotencyKey the client's {@code Idempotency-Key} header, or null. With a key, the
      *                       purchase id is derived from (store, key), so a till that retries after
      *                       a 503 or a lost answer re-sends the same purchase id and the consumers
-     *                       store and count it once; without one, the id is random.
+     *                       store and count it once; without one, the id is new and time-ordered.
      */
     Purchase parse(String storeId, String customerId, String date, byte[] body, String idempotencyKey) {
         int store = storeId(storeId);
         int customer = customerId(customerId);
         LocalDate day = date(date);
         List<PurchaseItem> items = items(body);
-        return new Purchase(purchaseId(store, idempotencyKey), store, customer, day, items, clock.instant());
+        Instant acceptedAt = clock.instant();
+        return new Purchase(purchaseId(store, idempotencyKey, acceptedAt), store, customer, day, items, acceptedAt);
     }
 
-    private static UUID purchaseId(int store, String idempotencyKey) {
+    private static UUID purchaseId(int store, String idempotencyKey, Instant acceptedAt) {
         if (idempotencyKey == null) {
-            return UUID.randomUUID();
+            return TimeOrderedIds.at(acceptedAt.toEpochMilli());
         }
         if (idempotencyKey.isEmpty() || idempotencyKey.length() > MAX_IDEMPOTENCY_KEY_LENGTH
                 || !idempotencyKey.chars().allMatch(c -> c > 0x20 && c < 0x7f)) {

@@ -104,13 +104,14 @@ class ItemsControllerTest {
     }
 
     @Test
-    void mapsATimeoutTo504AndAnUnreachableBrokerTo503WithRetryAfter() throws Exception {
+    void mapsATimeoutTo504AndAnUnreachableBrokerTo503BothWithRetryAfter() throws Exception {
         when(client.query(new StoreQuery(Kind.TOP_ITEMS_AT_STORE, 1, 10)))
                 .thenThrow(new StoreQueryFailedException(504, "store-service did not answer"));
         when(client.query(new StoreQuery(Kind.TOP_ITEMS_AT_STORE, 2, 10)))
                 .thenThrow(new StoreQueryFailedException(503, "the broker is unreachable"));
 
         mvc.perform(get("/items/store/1")).andExpect(status().isGatewayTimeout())
+                .andExpect(header().string("Retry-After", "1"))
                 .andExpect(jsonPath("$.message").value("store-service did not answer"));
         mvc.perform(get("/items/store/2")).andExpect(status().isServiceUnavailable())
                 .andExpect(header().exists("Retry-After"))

@@ -1,6 +1,7 @@
 package com.supermarket.api.items;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
@@ -16,13 +17,20 @@ import com.supermarket.contract.WireFormat;
 import com.supermarket.contract.testing.TestBroker;
 import java.io.IOException;
 import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.annotation.DirtiesContext;
@@ -34,11 +42,16 @@ import org.springframework.test.context.DynamicPropertySource;
  * {@link Topology#STORE_RPC_QUEUE} that answers as store-service does, or stays silent.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = {"platform.rpc.reply-timeout=1s", "logging.structured.format.console="})
+        properties = {"platform.rpc.reply-timeout=1s", "platform.rpc.request-expiry=600ms",
+                // A small publishing pool: a GET burst on a shared pool would exhaust it.
+                "spring.rabbitmq.cache.channel.size=4", "spring.rabbitmq.cache.channel.checkout-timeout=200ms",
+                "logging.structured.format.console="})
 @DirtiesContext
 class StoreQueryIT {
 
     private static final int SILENT_STORE = 666;
+    private static final int NO_STATUS_STORE = 77;
+    private static final int UNKNOWN_STATUS_STORE = 78;
     private static final TestBroker broker = TestBroker.create("api-rpc");
     private static final BlockingQueue<Delivery> requests = new LinkedBlockingQueue<>();
     private static Connection responderConnection;
@@ -59,12 +72,19 @@ class StoreQueryIT {
         channel.basicConsume(Topology.STORE_RPC_QUEUE, true, (tag, delivery) -> {
             requests.add(delivery);
             StoreQuery query = WireFormat.decode(delivery.getBody(), StoreQuery.class);
-            StoreQueryReply reply = answer(query);
+            byte[] reply = switch (query.id()) {
+                case NO_STATUS_STORE -> "{\"entries\":[]}".getBytes();
+                case UNKNOWN_STATUS_STORE -> "{\"status\":\"MAYBE\",\"entries\":[]}".getBytes();
+                default -> {
+                    StoreQueryReply answer = answer(query);
+                    yield answer == null ? null : WireFormat.encode(answer);
+                }
+            };
             if (reply != null) {
                 AMQP.BasicProperties properties = new AMQP.BasicProperties.Builder()
                         .correlationId(delivery.getProperties().getCorrelationId())
                         .contentType(WireFormat.CONTENT_TYPE).build();
-                channel.basicPublish("", delivery.getProperties().getReplyTo(), properties, WireFormat.encode(reply));
+                channel.basicPublish("", delivery.getProperties().getReplyTo(), properties, reply);
             }
         }, tag -> { });
     }
@@ -107,7 +127,8 @@ class StoreQueryIT {
         Delivery request = requests.take();
         assertThat(WireFormat.decode(request.getBody(), StoreQuery.class)).isEqualTo(new StoreQuery(Kind.TOP_ITEMS_AT_STORE, 7, 10));
         assertThat(request.getProperties().getContentType()).isEqualTo("application/json");
-        assertThat(request.getProperties().getExpiration()).isEqualTo("1000");
+        // Expires on the queue before the client gives up (reply timeout 1000 ms).
+        assertThat(request.getProperties().getExpiration()).isEqualTo("600");
         assertThat(request.getProperties().getReplyTo()).startsWith("amq.rabbitmq.reply-to");
         assertThat(request.getProperties().getHeaders() == null ? java.util.Map.of() : request.getProperties().getHeaders())
                 .doesNotContainKey("__TypeId__");
@@ -145,5 +166,40 @@ class StoreQueryIT {
 
         assertThat(response.statusCode()).isEqualTo(504);
         assertThat(response.body()).contains("store-service did not answer within 1000 ms");
+        assertThat(response.headers().firstValue("Retry-After")).hasValue("1");
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {NO_STATUS_STORE, UNKNOWN_STATUS_STORE})
+    void aReplyWithoutAKnownStatusIsACleanBadGateway(int store) {
+        HttpResponse<String> response = api.get("/items/store/" + store);
+
+        assertThat(response.statusCode()).isEqualTo(502);
+        assertThat(response.body()).startsWith("{\"message\":\"store-service sent a");
+    }
+
+    /**
+     * Store queries have their own connection: a burst of GETs that all wait for a silent
+     * store-service, more than the publishing pool has channels, refuses no purchase.
+     */
+    @Test
+    void aBurstOfWaitingGetsNeitherRefusesNorBlocksPurchases() throws Exception {
+        List<Future<HttpResponse<String>>> gets = new ArrayList<>();
+        try (ExecutorService clients = Executors.newVirtualThreadPerTaskExecutor()) {
+            for (int i = 0; i < 40; i++) {
+                gets.add(clients.submit(() -> api.get("/items/store/" + SILENT_STORE)));
+            }
+            await().atMost(Duration.ofSeconds(5)).until(() -> requests.size() >= 20);
+
+            HttpResponse<String> purchase = api.postPurchase(3, ApiClient.body(3));
+
+            assertThat(purchase.statusCode()).as(purchase.body()).isEqualTo(201);
+            assertThat(gets).as("GETs still waiting while the purchase was accepted").anyMatch(get -> !get.isDone());
+        }
+        assertThat(gets).allSatisfy(get -> assertThat(get.get().statusCode()).isEqualTo(504));
+        // The management API lists connections a few seconds late.
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(
+                new String(broker.management().send("GET", "api/vhosts/" + broker.vhost() + "/connections", null)))
+                .contains("purchase-api store queries"));
     }
 }

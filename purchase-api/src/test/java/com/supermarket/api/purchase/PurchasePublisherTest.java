@@ -2,9 +2,9 @@ package com.supermarket.api.purchase;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 import static org.mockito.ArgumentMatchers.any;
 import static org.mockito.ArgumentMatchers.anyString;
-import static org.mockito.ArgumentMatchers.eq;
 import static org.mockito.Mockito.doAnswer;
 import static org.mockito.Mockito.doThrow;
 import static org.mockito.Mockito.mock;
@@ -12,143 +12,380 @@ import static org.mockito.Mockito.never;
 import static org.mockito.Mockito.verify;
 
 import com.supermarket.api.broker.BlockedConnectionTracker;
+import com.supermarket.api.purchase.PublishRefusedException.Reason;
 import com.supermarket.contract.Purchase;
+import com.supermarket.contract.PurchaseBatch;
 import com.supermarket.contract.PurchaseItem;
 import com.supermarket.contract.Topology;
-import com.supermarket.contract.WireFormat;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
-import java.util.function.BiConsumer;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.mockito.ArgumentCaptor;
 import org.springframework.amqp.AmqpConnectException;
 import org.springframework.amqp.AmqpTimeoutException;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.MessageDeliveryMode;
 import org.springframework.amqp.core.ReturnedMessage;
 import org.springframework.amqp.rabbit.connection.ConnectionBlockedEvent;
+import org.springframework.amqp.rabbit.connection.ConnectionUnblockedEvent;
 import org.springframework.amqp.rabbit.connection.CorrelationData;
 import org.springframework.amqp.rabbit.core.RabbitTemplate;
 
+/** The group commit against a mocked template whose "broker" the test drives. */
 class PurchasePublisherTest {
+
+    private static final int BUCKETS = 16;
 
     private final RabbitTemplate template = mock(RabbitTemplate.class);
     private final BlockedConnectionTracker blocked = new BlockedConnectionTracker();
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    private final Purchase purchase = new Purchase(UUID.randomUUID(), 42, 42001, LocalDate.of(2021, 1, 1),
-            List.of(new PurchaseItem(101, 1)), Instant.now());
+    /** Every message the publisher sent, in order, with its confirm handle. */
+    private final List<Sent> sent = new CopyOnWriteArrayList<>();
+    private final List<PurchasePublisher> publishers = new ArrayList<>();
 
-    private PurchasePublisher publisher(PublishMode mode, boolean persistent) {
-        return new PurchasePublisher(template, new PublishProperties(mode, persistent, Duration.ofMillis(200),
-                Duration.ofSeconds(1)), blocked, registry);
+    private record Sent(String exchange, String routingKey, Message message, CorrelationData correlation) {
+
+        List<UUID> purchaseIds() {
+            return PurchaseBatch.decode(message.getMessageProperties().getType(), message.getBody()).purchases()
+                    .stream().map(Purchase::purchaseId).toList();
+        }
+
+        void ack() {
+            correlation.getFuture().complete(new CorrelationData.Confirm(true, null));
+        }
+
+        void nack(String reason) {
+            correlation.getFuture().complete(new CorrelationData.Confirm(false, reason));
+        }
     }
 
-    /** Makes the mocked broker answer every publish with {@code broker}. */
-    private void brokerAnswers(BiConsumer<Message, CorrelationData> broker) {
+    PurchasePublisherTest() {
         doAnswer(invocation -> {
-            broker.accept(invocation.getArgument(2), invocation.getArgument(3));
+            sent.add(new Sent(invocation.getArgument(0), invocation.getArgument(1), invocation.getArgument(2),
+                    invocation.getArgument(3)));
             return null;
         }).when(template).send(anyString(), anyString(), any(Message.class), any(CorrelationData.class));
     }
 
+    @AfterEach
+    void close() throws InterruptedException {
+        for (PurchasePublisher publisher : publishers) {
+            publisher.destroy();
+        }
+    }
+
+    private PurchasePublisher publisher(boolean persistent, Duration confirmTimeout, PublishProperties.Batch batch) {
+        PurchasePublisher publisher = new PurchasePublisher(template,
+                new PublishProperties(persistent, confirmTimeout, Duration.ofSeconds(1), batch), blocked, registry);
+        publishers.add(publisher);
+        return publisher;
+    }
+
+    private PurchasePublisher publisher(int maxSize, Duration maxDelay, int maxInFlight) {
+        return publisher(true, Duration.ofSeconds(5), new PublishProperties.Batch(maxSize, maxDelay, BUCKETS, maxInFlight,
+                100_000, Duration.ofSeconds(5)));
+    }
+
+    private static Purchase purchase(int store) {
+        return new Purchase(UUID.randomUUID(), store, store * 1000, LocalDate.of(2021, 1, 1),
+                List.of(new PurchaseItem(101, 1)), Instant.now());
+    }
+
+    private static Reason refusal(CompletableFuture<Void> future) {
+        assertThat(future).isCompletedExceptionally();
+        return future.handle((ok, error) -> ((PublishRefusedException) error).reason()).join();
+    }
+
+    private Sent awaitSent(int index) {
+        await().atMost(Duration.ofSeconds(10)).until(() -> sent.size() > index);
+        return sent.get(index);
+    }
+
     @Test
-    void publishesOnceToTheIngressAsAPersistentJsonMessageRoutedByStore() {
-        brokerAnswers((message, correlation) -> correlation.getFuture().complete(new CorrelationData.Confirm(true, null)));
+    void publishesOneBatchMessageToTheIngressWithTheRoutingKeyOfTheStoresBucket() {
+        PurchasePublisher publisher = publisher(true, Duration.ofSeconds(5), new PublishProperties.Batch(200,
+                Duration.ofMillis(1), BUCKETS, 16, 1000, Duration.ofSeconds(1)));
+        Purchase purchase = purchase(42);
 
-        publisher(PublishMode.FANOUT, true).publish(purchase);
+        CompletableFuture<Void> done = publisher.submit(purchase);
+        Sent message = awaitSent(0);
+        message.ack();
 
-        ArgumentCaptor<Message> message = ArgumentCaptor.forClass(Message.class);
-        verify(template).send(eq(Topology.INGRESS_EXCHANGE), eq("42"), message.capture(), any(CorrelationData.class));
-        assertThat(message.getValue().getMessageProperties().getDeliveryMode()).isEqualTo(MessageDeliveryMode.PERSISTENT);
-        assertThat(message.getValue().getMessageProperties().getMessageId()).isEqualTo(purchase.purchaseId().toString());
-        assertThat(message.getValue().getMessageProperties().getContentType()).isEqualTo("application/json");
-        assertThat(message.getValue().getMessageProperties().getHeaders()).doesNotContainKey("__TypeId__");
-        assertThat(WireFormat.decode(message.getValue().getBody(), Purchase.class)).isEqualTo(purchase);
+        assertThat(done).succeedsWithin(Duration.ofSeconds(5));
+        assertThat(message.exchange()).isEqualTo(Topology.INGRESS_EXCHANGE);
+        assertThat(message.routingKey()).isEqualTo(Topology.routingKey(42, BUCKETS));
+        var props = message.message().getMessageProperties();
+        assertThat(props.getType()).isEqualTo(PurchaseBatch.MESSAGE_TYPE);
+        assertThat(props.getDeliveryMode()).isEqualTo(MessageDeliveryMode.PERSISTENT);
+        assertThat(props.getContentType()).isEqualTo("application/json");
+        assertThat(props.getHeaders()).doesNotContainKey("__TypeId__");
+        assertThat(PurchaseBatch.decode(props.getType(), message.message().getBody()).purchases()).containsExactly(purchase);
         assertThat(registry.get("purchases.confirm.latency").timer().count()).isEqualTo(1);
+        assertThat(registry.get("purchases.batch.size").summary().totalAmount()).isEqualTo(1);
     }
 
     @Test
-    void publishesToEachShardedExchangeInTwiceModeAndCanBeTransient() {
-        List<String> exchanges = new ArrayList<>();
+    void canPublishTransientMessages() {
+        PurchasePublisher publisher = publisher(false, Duration.ofSeconds(5), new PublishProperties.Batch(200,
+                Duration.ofMillis(1), BUCKETS, 16, 1000, Duration.ofSeconds(1)));
+
+        CompletableFuture<Void> done = publisher.submit(purchase(1));
+
+        Sent message = awaitSent(0);
+        message.ack();
+        assertThat(message.message().getMessageProperties().getDeliveryMode()).isEqualTo(MessageDeliveryMode.NON_PERSISTENT);
+        assertThat(done).succeedsWithin(Duration.ofSeconds(5));
+    }
+
+    /**
+     * The hammer: many threads publish at once while the "broker" confirms batches in random
+     * order from other threads, acking most and nacking some. Every request's future completes,
+     * and exactly as its one batch was confirmed; no purchase is in two messages or lost.
+     */
+    @Test
+    void everyRequestIsAnsweredOnceAndExactlyAsItsBatchWasConfirmed() throws Exception {
+        ExecutorService broker = Executors.newFixedThreadPool(4);
+        Map<UUID, Boolean> ackedById = new ConcurrentHashMap<>();
+        AtomicInteger messages = new AtomicInteger();
         doAnswer(invocation -> {
-            exchanges.add(invocation.getArgument(0));
-            Message message = invocation.getArgument(2);
-            assertThat(message.getMessageProperties().getDeliveryMode()).isEqualTo(MessageDeliveryMode.NON_PERSISTENT);
-            ((CorrelationData) invocation.getArgument(3)).getFuture().complete(new CorrelationData.Confirm(true, null));
+            Sent message = new Sent(invocation.getArgument(0), invocation.getArgument(1), invocation.getArgument(2),
+                    invocation.getArgument(3));
+            messages.incrementAndGet();
+            boolean ack = ThreadLocalRandom.current().nextInt(10) > 0;
+            for (UUID id : message.purchaseIds()) {
+                assertThat(ackedById.put(id, ack)).as("purchase %s in two messages", id).isNull();
+            }
+            broker.execute(() -> {
+                try {
+                    TimeUnit.MICROSECONDS.sleep(ThreadLocalRandom.current().nextInt(500));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                if (ack) {
+                    message.ack();
+                } else {
+                    message.nack("chaos");
+                }
+            });
+            return null;
+        }).when(template).send(anyString(), anyString(), any(Message.class), any(CorrelationData.class));
+        PurchasePublisher publisher = publisher(50, Duration.ofMillis(1), 4);
+        int threads = 16;
+        int perThread = 500;
+        Map<UUID, CompletableFuture<Void>> futures = new ConcurrentHashMap<>();
+        Map<UUID, Integer> storeById = new ConcurrentHashMap<>();
+        AtomicInteger completions = new AtomicInteger();
+
+        try (ExecutorService tills = Executors.newFixedThreadPool(threads)) {
+            for (int t = 0; t < threads; t++) {
+                tills.execute(() -> {
+                    for (int i = 0; i < perThread; i++) {
+                        Purchase purchase = purchase(1 + ThreadLocalRandom.current().nextInt(1024));
+                        CompletableFuture<Void> future = publisher.submit(purchase);
+                        future.whenComplete((ok, error) -> completions.incrementAndGet());
+                        futures.put(purchase.purchaseId(), future);
+                        storeById.put(purchase.purchaseId(), purchase.storeId());
+                    }
+                });
+            }
+        }
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> futures.values().stream().allMatch(CompletableFuture::isDone));
+        broker.shutdown();
+        assertThat(futures).hasSize(threads * perThread);
+        assertThat(completions).hasValue(threads * perThread);
+        assertThat(ackedById.keySet()).isEqualTo(futures.keySet());
+        futures.forEach((id, future) -> {
+            if (ackedById.get(id)) {
+                assertThat(future).as("acked %s", id).isCompleted().isNotCompletedExceptionally();
+            } else {
+                assertThat(refusal(future)).as("nacked %s", id).isEqualTo(Reason.NACK);
+            }
+        });
+        assertThat(messages.get()).as("batched").isLessThan(threads * perThread);
+        for (Sent message : sent) {
+            assertThat(message.purchaseIds()).allSatisfy(id ->
+                    assertThat(Topology.routingKey(storeById.get(id), BUCKETS)).isEqualTo(message.routingKey()));
+        }
+    }
+
+    @Test
+    void whatGathersWhileABatchIsInFlightLeavesTogetherUpToTheSizeCap() {
+        PurchasePublisher publisher = publisher(4, Duration.ZERO, 1);
+        CompletableFuture<Void> first = publisher.submit(purchase(1));
+        Sent inFlight = awaitSent(0);
+        List<CompletableFuture<Void>> gathered = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            gathered.add(publisher.submit(purchase(1 + BUCKETS * i)));
+        }
+
+        inFlight.ack();
+        for (int i = 1; i <= 3; i++) {
+            awaitSent(i).ack();
+        }
+
+        assertThat(first).succeedsWithin(Duration.ofSeconds(5));
+        assertThat(gathered).allSatisfy(future -> assertThat(future).succeedsWithin(Duration.ofSeconds(5)));
+        assertThat(sent).extracting(message -> message.purchaseIds().size()).containsExactly(1, 4, 4, 2);
+    }
+
+    @Test
+    void aNackATimeoutOrAReturnRefusesExactlyThePurchasesOfThatBatch() {
+        // The confirm timeout leaves the test time to answer the other batches on a busy machine.
+        PurchasePublisher publisher = publisher(true, Duration.ofSeconds(3), new PublishProperties.Batch(200,
+                Duration.ZERO, BUCKETS, 12, 1000, Duration.ofSeconds(10)));
+        // Stores 1..4 are in four buckets, so at least four messages are in flight together, and
+        // enough permits for every purchase to leave before any confirm.
+        Map<Integer, List<CompletableFuture<Void>>> byStore = new ConcurrentHashMap<>();
+        Map<UUID, Integer> storeById = new ConcurrentHashMap<>();
+        for (int i = 0; i < 3; i++) {
+            for (int store = 1; store <= 4; store++) {
+                Purchase purchase = purchase(store);
+                storeById.put(purchase.purchaseId(), store);
+                byStore.computeIfAbsent(store, s -> new CopyOnWriteArrayList<>()).add(publisher.submit(purchase));
+            }
+        }
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> sent.stream().mapToInt(message -> message.purchaseIds().size()).sum() == 12);
+
+        for (Sent message : sent) {
+            switch (storeById.get(message.purchaseIds().getFirst())) {
+                case 1 -> message.nack("disk full");
+                case 2 -> { } // never confirmed
+                case 3 -> {
+                    message.correlation().setReturned(new ReturnedMessage(message.message(), 312, "NO_ROUTE",
+                            Topology.INGRESS_EXCHANGE, message.routingKey()));
+                    message.ack();
+                }
+                default -> message.ack();
+            }
+        }
+
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> byStore.values().stream().flatMap(List::stream).allMatch(CompletableFuture::isDone));
+        assertThat(byStore.get(1)).allSatisfy(future -> assertThat(refusal(future)).isEqualTo(Reason.NACK));
+        assertThat(byStore.get(2)).allSatisfy(future -> assertThat(refusal(future)).isEqualTo(Reason.CONFIRM_TIMEOUT));
+        assertThat(byStore.get(3)).allSatisfy(future -> assertThat(refusal(future)).isEqualTo(Reason.UNROUTABLE));
+        assertThat(byStore.get(4)).allSatisfy(future -> assertThat(future).isCompleted().isNotCompletedExceptionally());
+    }
+
+    @Test
+    void publishThrowsTheRefusalWithTheBrokersReason() {
+        PurchasePublisher publisher = publisher(200, Duration.ZERO, 16);
+        doAnswer(invocation -> {
+            ((CorrelationData) invocation.getArgument(3)).getFuture().complete(new CorrelationData.Confirm(false, "disk full"));
             return null;
         }).when(template).send(anyString(), anyString(), any(Message.class), any(CorrelationData.class));
 
-        publisher(PublishMode.TWICE, false).publish(purchase);
-
-        assertThat(exchanges).containsExactly(Topology.PURCHASE_EXCHANGE, Topology.STORE_EXCHANGE);
-    }
-
-    @Test
-    void aNackIsRefused() {
-        brokerAnswers((message, correlation) -> correlation.getFuture().complete(new CorrelationData.Confirm(false, "disk full")));
-
-        assertThatThrownBy(() -> publisher(PublishMode.FANOUT, true).publish(purchase))
-                .isInstanceOfSatisfying(PublishRefusedException.class,
-                        e -> assertThat(e.reason()).isEqualTo(PublishRefusedException.Reason.NACK))
+        assertThatThrownBy(() -> publisher.publish(purchase(1)))
+                .isInstanceOfSatisfying(PublishRefusedException.class, e -> assertThat(e.reason()).isEqualTo(Reason.NACK))
                 .hasMessageContaining("disk full");
     }
 
     @Test
-    void aReturnedMessageIsRefusedEvenThoughTheBrokerAcked() {
-        brokerAnswers((message, correlation) -> {
-            correlation.setReturned(new ReturnedMessage(message, 312, "NO_ROUTE", Topology.INGRESS_EXCHANGE, "42"));
-            correlation.getFuture().complete(new CorrelationData.Confirm(true, null));
-        });
+    void anIdleRequestIsPublishedAtOnceEvenWithALongMaxDelay() {
+        PurchasePublisher publisher = publisher(200, Duration.ofMinutes(10), 16);
 
-        assertThatThrownBy(() -> publisher(PublishMode.FANOUT, true).publish(purchase))
-                .isInstanceOfSatisfying(PublishRefusedException.class,
-                        e -> assertThat(e.reason()).isEqualTo(PublishRefusedException.Reason.UNROUTABLE))
-                .hasMessageContaining("NO_ROUTE");
+        CompletableFuture<Void> done = publisher.submit(purchase(7));
+
+        // Were the idle request held for max-delay, nothing would be sent for ten minutes.
+        awaitSent(0).ack();
+        assertThat(done).succeedsWithin(Duration.ofSeconds(5));
     }
 
     @Test
-    void noConfirmInTimeIsRefused() {
-        brokerAnswers((message, correlation) -> { });
+    void aBatchThatCannotGetInFlightInTimeIsRefusedNotParked() {
+        PurchasePublisher publisher = publisher(true, Duration.ofSeconds(30), new PublishProperties.Batch(200,
+                Duration.ZERO, BUCKETS, 1, 1000, Duration.ofMillis(200)));
+        CompletableFuture<Void> inFlight = publisher.submit(purchase(1));
+        awaitSent(0);
 
-        assertThatThrownBy(() -> publisher(PublishMode.FANOUT, true).publish(purchase))
-                .isInstanceOfSatisfying(PublishRefusedException.class,
-                        e -> assertThat(e.reason()).isEqualTo(PublishRefusedException.Reason.CONFIRM_TIMEOUT));
+        CompletableFuture<Void> waiting = publisher.submit(purchase(2));
+
+        await().atMost(Duration.ofSeconds(5)).until(waiting::isDone);
+        assertThat(refusal(waiting)).isEqualTo(Reason.OVERLOADED);
+        assertThat(inFlight).isNotDone();
+        sent.get(0).ack();
+        assertThat(inFlight).succeedsWithin(Duration.ofSeconds(5));
+        assertThat(sent).hasSize(1);
     }
 
     @Test
-    void anUnreachableBrokerOrAnExhaustedChannelPoolIsRefused() {
+    void aFullQueueIsRefusedAtOnce() {
+        PurchasePublisher publisher = publisher(true, Duration.ofSeconds(3), new PublishProperties.Batch(200,
+                Duration.ZERO, BUCKETS, 1, 1, Duration.ofSeconds(30)));
+        publisher.submit(purchase(1));
+        awaitSent(0);
+        // The sender now waits for a permit holding one purchase; the queue takes one more.
+        Set<Reason> refusals = new HashSet<>();
+        for (int i = 0; i < 5; i++) {
+            CompletableFuture<Void> future = publisher.submit(purchase(2));
+            if (future.isDone()) {
+                refusals.add(refusal(future));
+            }
+        }
+        assertThat(refusals).containsExactly(Reason.OVERLOADED);
+        sent.get(0).ack();
+    }
+
+    @Test
+    void anUnreachableBrokerOrAnExhaustedChannelPoolRefusesTheBatch() {
+        PurchasePublisher publisher = publisher(200, Duration.ZERO, 16);
         doThrow(new AmqpConnectException(new java.net.ConnectException("refused")))
                 .when(template).send(anyString(), anyString(), any(Message.class), any(CorrelationData.class));
-        assertThatThrownBy(() -> publisher(PublishMode.FANOUT, true).publish(purchase))
-                .isInstanceOfSatisfying(PublishRefusedException.class,
-                        e -> assertThat(e.reason()).isEqualTo(PublishRefusedException.Reason.UNREACHABLE));
+        assertThatThrownBy(() -> publisher.publish(purchase(1))).isInstanceOfSatisfying(PublishRefusedException.class,
+                e -> assertThat(e.reason()).isEqualTo(Reason.UNREACHABLE));
 
         doThrow(new AmqpTimeoutException("no channel"))
                 .when(template).send(anyString(), anyString(), any(Message.class), any(CorrelationData.class));
-        assertThatThrownBy(() -> publisher(PublishMode.FANOUT, true).publish(purchase))
-                .isInstanceOfSatisfying(PublishRefusedException.class,
-                        e -> assertThat(e.reason()).isEqualTo(PublishRefusedException.Reason.CHANNELS_EXHAUSTED));
+        assertThatThrownBy(() -> publisher.publish(purchase(1))).isInstanceOfSatisfying(PublishRefusedException.class,
+                e -> assertThat(e.reason()).isEqualTo(Reason.CHANNELS_EXHAUSTED));
     }
 
     @Test
     void aBlockedConnectionIsRefusedWithoutPublishingUntilUnblocked() {
-        brokerAnswers((message, correlation) -> correlation.getFuture().complete(new CorrelationData.Confirm(true, null)));
+        PurchasePublisher publisher = publisher(200, Duration.ZERO, 16);
         blocked.blocked(new ConnectionBlockedEvent(mock(org.springframework.amqp.rabbit.connection.Connection.class),
                 "low on memory"));
 
-        assertThatThrownBy(() -> publisher(PublishMode.FANOUT, true).publish(purchase))
-                .isInstanceOfSatisfying(PublishRefusedException.class,
-                        e -> assertThat(e.reason()).isEqualTo(PublishRefusedException.Reason.BLOCKED))
+        assertThatThrownBy(() -> publisher.publish(purchase(1)))
+                .isInstanceOfSatisfying(PublishRefusedException.class, e -> assertThat(e.reason()).isEqualTo(Reason.BLOCKED))
                 .hasMessageContaining("low on memory");
         verify(template, never()).send(anyString(), anyString(), any(Message.class), any(CorrelationData.class));
 
-        blocked.unblocked(new org.springframework.amqp.rabbit.connection.ConnectionUnblockedEvent(
-                mock(org.springframework.amqp.rabbit.connection.Connection.class)));
-        publisher(PublishMode.FANOUT, true).publish(purchase);
+        blocked.unblocked(new ConnectionUnblockedEvent(mock(org.springframework.amqp.rabbit.connection.Connection.class)));
+        CompletableFuture<Void> done = publisher.submit(purchase(1));
+        awaitSent(0).ack();
+        assertThat(done).succeedsWithin(Duration.ofSeconds(5));
+    }
+
+    @Test
+    void closingRefusesWhatWasNotPublished() throws InterruptedException {
+        PurchasePublisher publisher = publisher(true, Duration.ofMillis(300), new PublishProperties.Batch(200,
+                Duration.ZERO, BUCKETS, 1, 1000, Duration.ofSeconds(30)));
+        publisher.submit(purchase(1));
+        awaitSent(0);
+        CompletableFuture<Void> waiting = publisher.submit(purchase(2));
+
+        publisher.destroy();
+
+        assertThat(refusal(waiting)).isEqualTo(Reason.INTERRUPTED);
+        assertThat(refusal(publisher.submit(purchase(3)))).isEqualTo(Reason.INTERRUPTED);
     }
 }

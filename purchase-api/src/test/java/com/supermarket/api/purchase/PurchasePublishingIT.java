@@ -9,8 +9,8 @@ import com.rabbitmq.client.GetResponse;
 import com.supermarket.api.testing.ApiClient;
 import com.supermarket.api.testing.Rabbitmqctl;
 import com.supermarket.contract.Purchase;
+import com.supermarket.contract.PurchaseBatch;
 import com.supermarket.contract.Topology;
-import com.supermarket.contract.WireFormat;
 import com.supermarket.contract.testing.TestBroker;
 import java.net.http.HttpResponse;
 import java.time.Duration;
@@ -23,6 +23,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -33,9 +34,12 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = {"platform.publish.confirm-timeout=1s", "platform.broker.health-timeout=1s", "logging.structured.format.console="})
+        properties = {"platform.publish.confirm-timeout=1s", "platform.publish.batch.max-in-flight=1",
+                "platform.publish.batch.buckets=" + PurchasePublishingIT.BUCKETS, "platform.broker.health-timeout=1s", "logging.structured.format.console="})
 @DirtiesContext
 class PurchasePublishingIT {
+
+    static final int BUCKETS = 8;
 
     private static final TestBroker broker = TestBroker.create("api-publish");
 
@@ -68,57 +72,88 @@ class PurchasePublishingIT {
         return counts;
     }
 
+    /** Takes every message out of the shard queues of {@code exchange}: purchase id -> its shard queue. */
+    private static Map<UUID, String> drainShards(String exchange, List<Integer> batchSizes) throws Exception {
+        Map<UUID, String> shardById = new HashMap<>();
+        try (Connection connection = broker.newConnection(); Channel channel = connection.createChannel()) {
+            for (String shard : broker.shardQueues(exchange)) {
+                for (GetResponse get = channel.basicGet(shard, true); get != null; get = channel.basicGet(shard, true)) {
+                    assertThat(get.getProps().getType()).isEqualTo(PurchaseBatch.MESSAGE_TYPE);
+                    List<Purchase> purchases = PurchaseBatch.decode(get.getProps().getType(), get.getBody()).purchases();
+                    batchSizes.add(purchases.size());
+                    for (Purchase purchase : purchases) {
+                        assertThat(shardById.put(purchase.purchaseId(), shard)).as("%s twice", purchase.purchaseId()).isNull();
+                        assertThat(get.getEnvelope().getRoutingKey())
+                                .isEqualTo(Topology.routingKey(purchase.storeId(), BUCKETS));
+                    }
+                }
+            }
+        }
+        return shardById;
+    }
+
     @Test
-    void nValidPurchasesLeaveExactlyNMessagesBehindEachShardedExchangeSpreadOverShards() throws Exception {
-        Map<String, Long> before = behindEachExchange();
-        int n = 200;
-        // Concurrent, as tills are: the requests share the pooled channels and their confirms.
+    void concurrentPurchasesLeaveBatchesBehindEachShardedExchangeHoldingExactlyThePurchasesAnswered201() throws Exception {
+        for (String exchange : Topology.SHARDED_EXCHANGES) {
+            drainShards(exchange, new ArrayList<>());
+        }
+        int n = 400;
+        // Concurrent, as tills are: what gathers while a batch awaits its confirm leaves together.
+        Map<UUID, Integer> storeById = new HashMap<>();
         List<Future<HttpResponse<String>>> responses = new ArrayList<>();
-        try (ExecutorService tills = Executors.newFixedThreadPool(16, Thread.ofVirtual().factory())) {
+        try (ExecutorService tills = Executors.newFixedThreadPool(64, Thread.ofVirtual().factory())) {
             for (int i = 1; i <= n; i++) {
-                int store = 1 + (i * 37) % 1024;
+                int store = 1 + (i * 37) % 100;
                 responses.add(tills.submit(() -> api.postPurchase(store, ApiClient.body(store, store + 1))));
             }
         }
-        Set<String> ids = new HashSet<>();
-        for (Future<HttpResponse<String>> future : responses) {
-            HttpResponse<String> response = future.get();
+        for (int i = 1; i <= n; i++) {
+            HttpResponse<String> response = responses.get(i - 1).get();
             assertThat(response.statusCode()).as(response.body()).isEqualTo(201);
             assertThat(response.body()).matches("\\{\"purchaseId\":\"[0-9a-f-]{36}\"}");
-            ids.add(response.body());
+            storeById.put(UUID.fromString(response.body().replaceAll(".*\"purchaseId\":\"([^\"]+)\".*", "$1")),
+                    1 + (i * 37) % 100);
         }
-        assertThat(ids).hasSize(n);
+        assertThat(storeById).hasSize(n);
 
         for (String exchange : Topology.SHARDED_EXCHANGES) {
-            await().atMost(Duration.ofSeconds(10))
-                    .untilAsserted(() -> assertThat(broker.messageCountBehind(exchange) - before.get(exchange))
-                            .as(exchange).isEqualTo(n));
-            assertThat(broker.shardQueues(exchange).stream().filter(queue -> broker.messageCount(queue) > 0))
-                    .as("shards of %s holding messages", exchange).hasSizeGreaterThan(1);
+            await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(broker.messageCountBehind(exchange))
+                    .as("messages behind %s", exchange).isPositive());
+            List<Integer> batchSizes = new ArrayList<>();
+            Map<UUID, String> shardById = drainShards(exchange, batchSizes);
+            assertThat(shardById.keySet()).as("purchases behind %s", exchange).isEqualTo(storeById.keySet());
+            assertThat(batchSizes).as("purchases per message behind %s", exchange).anyMatch(size -> size > 1);
+            Map<Integer, Set<String>> shardsByStore = new HashMap<>();
+            shardById.forEach((id, shard) -> shardsByStore.computeIfAbsent(storeById.get(id), s -> new HashSet<>()).add(shard));
+            assertThat(shardsByStore.values()).as("shards per store behind %s", exchange).allSatisfy(shards -> assertThat(shards).hasSize(1));
+            assertThat(new HashSet<>(shardById.values())).as("shards of %s holding purchases", exchange).hasSizeGreaterThan(1);
         }
     }
 
     @Test
-    void theMessageIsAPersistentJsonPurchaseIdentifiedByItsId() throws Exception {
+    void theMessageIsAPersistentPurchaseBatchRoutedByTheStoresBucket() throws Exception {
         HttpResponse<String> response = api.postPurchase(5, ApiClient.body(101, 102));
         assertThat(response.statusCode()).isEqualTo(201);
-        String purchaseId = response.body().replaceAll(".*\"purchaseId\":\"([^\"]+)\".*", "$1");
+        UUID purchaseId = UUID.fromString(response.body().replaceAll(".*\"purchaseId\":\"([^\"]+)\".*", "$1"));
 
         try (Connection connection = broker.newConnection(); Channel channel = connection.createChannel()) {
             GetResponse found = null;
+            Purchase purchase = null;
             for (String shard : broker.shardQueues(Topology.STORE_EXCHANGE)) {
                 for (GetResponse get = channel.basicGet(shard, false); get != null && found == null; get = channel.basicGet(shard, false)) {
-                    if (purchaseId.equals(get.getProps().getMessageId())) {
-                        found = get;
+                    for (Purchase candidate : PurchaseBatch.decode(get.getProps().getType(), get.getBody()).purchases()) {
+                        if (candidate.purchaseId().equals(purchaseId)) {
+                            found = get;
+                            purchase = candidate;
+                        }
                     }
                 }
             }
-            assertThat(found).as("message %s in a storeX shard", purchaseId).isNotNull();
+            assertThat(found).as("message with %s in a storeX shard", purchaseId).isNotNull();
             assertThat(found.getProps().getDeliveryMode()).isEqualTo(2);
             assertThat(found.getProps().getContentType()).isEqualTo("application/json");
-            assertThat(found.getEnvelope().getRoutingKey()).isEqualTo("5");
-            Purchase purchase = WireFormat.decode(found.getBody(), Purchase.class);
-            assertThat(purchase.purchaseId().toString()).isEqualTo(purchaseId);
+            assertThat(found.getProps().getType()).isEqualTo(PurchaseBatch.MESSAGE_TYPE);
+            assertThat(found.getEnvelope().getRoutingKey()).isEqualTo(Topology.routingKey(5, BUCKETS));
             assertThat(purchase.storeId()).isEqualTo(5);
             assertThat(purchase.customerId()).isEqualTo(5001);
         }

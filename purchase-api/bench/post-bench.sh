@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# Measures POST /purchase throughput, latency and CPU per request of purchase-api and of the
+# broker, publish-only (no consumers), each run in a fresh vhost of the local RabbitMQ.
+set -euo pipefail
+
+usage() {
+  cat <<USAGE
+Usage: purchase-api/bench/post-bench.sh [--jar PATH]... [--connections 64,256] [--duration 15s]
+                                        [--warmup 10s] [--rounds 1] [--jfr DIR] [-- ENV=VALUE...]
+
+Starts each purchase-api jar (default: purchase-api/target/purchase-api-0.1.0-SNAPSHOT.jar; give
+--jar several times to compare builds side by side, alternating them each round) in a fresh
+throw-away vhost of the local RabbitMQ (topology and policies applied by the API itself, no
+consumers; deleted afterwards with its messages), warms it up, then runs
+  wrk -t1 -c<connections> -d<duration> -s purchase-api/bench/post-purchases.lua
+and prints one line per run: requests/s, p50/p99/max, status counts, the 1-minute load average,
+the mean purchases per message, and CPU milliseconds per request of the API process and of the broker (utime+stime from
+/proc/<pid>/stat over the measured run; the broker's share includes whatever else the shared
+broker did meanwhile). Settings after -- are passed to the API's environment (e.g.
+PUBLISH_PERSISTENT=false). --jfr DIR records a JFR file per run (profile settings).
+Needs wrk, curl, a JDK 21+ (JAVA_HOME or scripts/find-jdk.sh), RabbitMQ with the management
+API. Port: BENCH_PORT (default 18200).
+USAGE
+}
+
+jars=() connections=64,256 duration=15s warmup=10s rounds=1 jfr="" env=()
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --jar) jars+=("$2"); shift 2 ;;
+    --connections) connections="$2"; shift 2 ;;
+    --duration) duration="$2"; shift 2 ;;
+    --warmup) warmup="$2"; shift 2 ;;
+    --rounds) rounds="$2"; shift 2 ;;
+    --jfr) jfr="$2"; shift 2 ;;
+    --) shift; env=("$@"); break ;;
+    -h|--help) usage; exit 0 ;;
+    *) usage >&2; exit 2 ;;
+  esac
+done
+
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+[[ ${#jars[@]} -gt 0 ]] || jars=("$root/purchase-api/target/purchase-api-0.1.0-SNAPSHOT.jar")
+java="${JAVA_HOME:-$("$root/scripts/find-jdk.sh")}/bin/java"
+management="${RABBITMQ_MANAGEMENT_URL:-http://localhost:15672}"
+auth="${RABBITMQ_USERNAME:-guest}:${RABBITMQ_PASSWORD:-guest}"
+port="${BENCH_PORT:-18200}"
+for jar in "${jars[@]}"; do
+  [[ -f "$jar" ]] || { echo "no jar $jar: ./mvnw -B -ntp -pl purchase-api -am package -DskipTests" >&2; exit 1; }
+done
+command -v wrk >/dev/null || { echo "wrk is missing: apt-get install -y wrk" >&2; exit 1; }
+[[ -z "$jfr" ]] || mkdir -p "$jfr"
+if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+  echo "port $port is already in use (another run?); set BENCH_PORT" >&2; exit 1
+fi
+
+tick=$(getconf CLK_TCK)
+broker_pid=$(pgrep -o -f beam.smp || true)
+[[ -n "$broker_pid" ]] || { echo "no local RabbitMQ (beam.smp) process found" >&2; exit 1; }
+# utime + stime of a process, in clock ticks
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+
+app_pid="" vhost=""
+cleanup() {
+  if [[ -n "$app_pid" ]]; then kill "$app_pid" 2>/dev/null || true; wait "$app_pid" 2>/dev/null || true; fi
+  if [[ -n "$vhost" ]]; then curl -fsS -u "$auth" -X DELETE "$management/api/vhosts/$vhost" >/dev/null || true; fi
+  app_pid="" vhost=""
+}
+trap cleanup EXIT
+
+run() {
+  local jar="$1" label="$2" round="$3" conns="$4"
+  vhost="bench-api-$RANDOM"
+  curl -fsS -u "$auth" -X PUT "$management/api/vhosts/$vhost" >/dev/null
+  curl -fsS -u "$auth" -X PUT -H 'content-type: application/json' \
+    -d '{"configure":".*","write":".*","read":".*"}' "$management/api/permissions/$vhost/${auth%%:*}" >/dev/null
+  local jvm=()
+  [[ -z "$jfr" ]] || jvm=("-XX:StartFlightRecording=filename=$jfr/$label-c$conns-r$round.jfr,settings=profile")
+  env RABBITMQ_VHOST="$vhost" SERVER_PORT="$port" LOG_FORMAT= "${env[@]}" \
+    "$java" "${jvm[@]}" -jar "$jar" >"/tmp/purchase-api-bench-$label-$round.log" 2>&1 &
+  app_pid=$!
+  for _ in $(seq 1 120); do
+    curl -fs "http://127.0.0.1:$port/actuator/health/readiness" >/dev/null 2>&1 && break
+    sleep 1
+  done
+  # the plugin creates the shard queues asynchronously after the policy
+  sleep 3
+  wrk -t1 -c"$conns" -d"$warmup" -s "$here/post-purchases.lua" "http://127.0.0.1:$port" >/dev/null
+  local out app_before broker_before app_after broker_after requests
+  app_before=$(cpu_ticks "$app_pid") broker_before=$(cpu_ticks "$broker_pid")
+  out="$(wrk -t1 -c"$conns" -d"$duration" --latency -s "$here/post-purchases.lua" "http://127.0.0.1:$port")"
+  app_after=$(cpu_ticks "$app_pid") broker_after=$(cpu_ticks "$broker_pid")
+  requests=$(grep -Eo '^ *[0-9]+ requests' <<<"$out" | awk '{print $1}')
+  # mean purchases per message over the whole life of the process (warm-up included)
+  batch=$(curl -fs "http://127.0.0.1:$port/actuator/prometheus" | awk '
+    /^purchases_batch_size_purchases_sum/ {s=$2} /^purchases_batch_size_purchases_count/ {c=$2}
+    END {if (c > 0) printf "%.1f", s/c; else print "n/a"}')
+  printf '%s c%s round %s: %s req/s; %s; %s; load %s; purchases/message %s; CPU ms/req: api %s, broker %s\n' \
+    "$label" "$conns" "$round" \
+    "$(grep 'Requests/sec' <<<"$out" | awk '{print $2}')" \
+    "$(grep '^p50' <<<"$out")" "$(grep '^status' <<<"$out" | tr '\n' ' ')" "$(cut -d' ' -f1 /proc/loadavg)" "$batch" \
+    "$(awk -v t="$(( app_after - app_before ))" -v k="$tick" -v n="$requests" 'BEGIN{printf "%.3f", t*1000/k/n}')" \
+    "$(awk -v t="$(( broker_after - broker_before ))" -v k="$tick" -v n="$requests" 'BEGIN{printf "%.3f", t*1000/k/n}')"
+  cleanup
+}
+
+for round in $(seq 1 "$rounds"); do
+  for conns in ${connections//,/ }; do
+    for jar in "${jars[@]}"; do
+      run "$jar" "$(basename "$jar" .jar)" "$round" "$conns"
+    done
+  done
+done
