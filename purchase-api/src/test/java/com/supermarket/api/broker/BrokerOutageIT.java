@@ -14,6 +14,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalManagementPort;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -48,13 +49,16 @@ class BrokerOutageIT {
     @LocalServerPort
     private int port;
 
+    @LocalManagementPort
+    private int managementPort;
+
     private ApiClient api;
 
     @BeforeEach
     void healthy() {
-        api = new ApiClient(port);
+        api = new ApiClient(port, managementPort);
         proxy.restore();
-        await().atMost(Duration.ofSeconds(30)).until(() -> api.get("/actuator/health/readiness").statusCode() == 200);
+        await().atMost(Duration.ofSeconds(30)).until(() -> api.actuator("/health/readiness").statusCode() == 200);
     }
 
     @Test
@@ -65,14 +69,14 @@ class BrokerOutageIT {
             assertThat(response.statusCode()).as(response.body()).isEqualTo(503);
             assertThat(response.headers().firstValue("Retry-After")).hasValue("1");
             assertThat(response.body()).startsWith("{\"message\":\"");
-            await().atMost(Duration.ofSeconds(15)).until(() -> api.get("/actuator/health/readiness").statusCode() == 503);
-            assertThat(api.get("/actuator/health/liveness").statusCode()).isEqualTo(200);
+            await().atMost(Duration.ofSeconds(15)).until(() -> api.actuator("/health/readiness").statusCode() == 503);
+            assertThat(api.actuator("/health/liveness").statusCode()).isEqualTo(200);
         } finally {
             proxy.restore();
         }
 
         await().atMost(Duration.ofSeconds(30)).until(() -> api.postPurchase(2, ApiClient.body(2)).statusCode() == 201);
-        await().atMost(Duration.ofSeconds(15)).until(() -> api.get("/actuator/health/readiness").statusCode() == 200);
+        await().atMost(Duration.ofSeconds(15)).until(() -> api.actuator("/health/readiness").statusCode() == 200);
     }
 
     @Test
@@ -85,7 +89,7 @@ class BrokerOutageIT {
             assertThat(response.statusCode()).as(response.body()).isEqualTo(503);
             assertThat(response.body()).contains("did not confirm");
             assertThat(response.headers().firstValue("Retry-After")).isPresent();
-            await().atMost(Duration.ofSeconds(15)).until(() -> api.get("/actuator/health/readiness").statusCode() == 503);
+            await().atMost(Duration.ofSeconds(15)).until(() -> api.actuator("/health/readiness").statusCode() == 503);
         } finally {
             proxy.restore();
         }

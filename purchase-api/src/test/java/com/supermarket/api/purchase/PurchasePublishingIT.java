@@ -28,6 +28,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalManagementPort;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -57,11 +58,14 @@ class PurchasePublishingIT {
     @LocalServerPort
     private int port;
 
+    @LocalManagementPort
+    private int managementPort;
+
     private ApiClient api;
 
     @BeforeEach
     void client() {
-        api = new ApiClient(port);
+        api = new ApiClient(port, managementPort);
     }
 
     private Map<String, Long> behindEachExchange() {
@@ -203,20 +207,20 @@ class PurchasePublishingIT {
                 assertThat(response.body()).contains("blocking publishers");
                 assertThat(response.headers().firstValue("Retry-After")).hasValue("1");
             });
-            assertThat(api.get("/actuator/health/readiness").statusCode()).isEqualTo(503);
-            assertThat(api.get("/actuator/health/liveness").statusCode()).isEqualTo(200);
+            assertThat(api.actuator("/health/readiness").statusCode()).isEqualTo(503);
+            assertThat(api.actuator("/health/liveness").statusCode()).isEqualTo(200);
         } finally {
             Rabbitmqctl.setMemoryHighWatermark(watermark);
         }
         await().atMost(Duration.ofSeconds(15)).until(() -> api.postPurchase(3, ApiClient.body(3)).statusCode() == 201);
-        await().atMost(Duration.ofSeconds(15)).until(() -> api.get("/actuator/health/readiness").statusCode() == 200);
+        await().atMost(Duration.ofSeconds(15)).until(() -> api.actuator("/health/readiness").statusCode() == 200);
     }
 
     @Test
     void servesMetricsAndTheOpenApiDescription() {
         assertThat(api.postPurchase(9, ApiClient.body(9)).statusCode()).isEqualTo(201);
 
-        String metrics = api.get("/actuator/prometheus").body();
+        String metrics = api.actuator("/prometheus").body();
         assertThat(metrics).contains("purchases_accepted_total", "purchases_confirm_latency_seconds_bucket");
         HttpResponse<String> openApi = api.get("/openapi.yaml");
         assertThat(openApi.statusCode()).isEqualTo(200);

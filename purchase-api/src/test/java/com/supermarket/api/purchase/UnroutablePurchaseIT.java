@@ -9,6 +9,7 @@ import java.net.http.HttpResponse;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalManagementPort;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -39,9 +40,12 @@ class UnroutablePurchaseIT {
     @LocalServerPort
     private int port;
 
+    @LocalManagementPort
+    private int managementPort;
+
     @Test
     void aPurchaseThatReachesNoQueueIsRefusedWith503() {
-        ApiClient api = new ApiClient(port);
+        ApiClient api = new ApiClient(port, managementPort);
 
         HttpResponse<String> response = api.postPurchase(1, ApiClient.body(1));
 
@@ -49,6 +53,6 @@ class UnroutablePurchaseIT {
         assertThat(response.statusCode()).as(response.body()).isEqualTo(503);
         assertThat(response.body()).contains("could not route");
         assertThat(response.headers().firstValue("Retry-After")).isPresent();
-        assertThat(api.get("/actuator/prometheus").body()).contains("purchases_refused_total{application=\"purchase-api\",reason=\"UNROUTABLE\"} 1.0");
+        assertThat(api.actuator("/prometheus").body()).contains("purchases_refused_total{application=\"purchase-api\",reason=\"UNROUTABLE\"} 1.0");
     }
 }

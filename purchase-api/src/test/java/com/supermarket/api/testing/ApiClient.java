@@ -8,15 +8,20 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
-/** A plain HTTP client for the running application in integration tests. Thread-safe. */
+/**
+ * A plain HTTP client for the running application in integration tests: the API on the server
+ * port, actuator on the management port. Thread-safe.
+ */
 public final class ApiClient {
 
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(5)).build();
     private final String base;
+    private final String management;
 
-    public ApiClient(int port) {
+    public ApiClient(int port, int managementPort) {
         this.base = "http://127.0.0.1:" + port;
+        this.management = "http://127.0.0.1:" + managementPort + "/actuator";
     }
 
     public static String body(int... itemIds) {
@@ -41,7 +46,16 @@ public final class ApiClient {
     }
 
     public HttpResponse<String> get(String path) {
-        return send(HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(30)).GET().build());
+        return get(URI.create(base + path));
+    }
+
+    /** GETs {@code /actuator + path} on the management port, e.g. {@code actuator("/health/readiness")}. */
+    public HttpResponse<String> actuator(String path) {
+        return get(URI.create(management + path));
+    }
+
+    private HttpResponse<String> get(URI uri) {
+        return send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(30)).GET().build());
     }
 
     private HttpResponse<String> send(HttpRequest request) {
