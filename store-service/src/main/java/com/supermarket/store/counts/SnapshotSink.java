@@ -5,10 +5,9 @@ import java.util.UUID;
 
 /**
  * Receives the state of {@link StoreCounts}, one store at a time, for saving it somewhere that
- * survives a restart. Not implemented yet: the counts live in memory only. A future
- * implementation saves the counts together with the dedup window, so that purchases redelivered
- * after a restart (those unacknowledged when the service stopped) are still recognised, and
- * loads them back with {@link StoreCounts#restoreStore} before the consumers start.
+ * survives a restart: the counts together with the dedup window, so that purchases redelivered
+ * after a restart (those unacknowledged when the service stopped) are still recognised once
+ * the state is loaded back with {@link StoreCounts#restoreStore} before the consumers start.
  *
  * <p>{@link StoreCounts#snapshotTo} calls it from the snapshotting thread only, one store at a
  * time, with arrays the sink may keep.

@@ -35,8 +35,8 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  *
  * <h2>Persistence</h2>
  * {@link #snapshotTo} and {@link #restoreStore} carry counts and dedup window together, store by
- * store under the store's lock, so a saved state is consistent per store: the door for counts
- * that survive a restart (see {@link SnapshotSink}).
+ * store under the store's lock, so a saved state is consistent per store; the durability
+ * package writes them to snapshots and replays its write-ahead log through {@link #apply}.
  */
 public final class StoreCounts {
 
@@ -102,21 +102,37 @@ public final class StoreCounts {
 
     /** Adds every line of {@code purchase} exactly once (see the class comment). */
     public Outcome apply(Purchase purchase) {
-        if (!isKnownStore(purchase.storeId())) {
+        List<PurchaseItem> items = purchase.items();
+        int[] itemIds = new int[items.size()];
+        int[] quantities = new int[items.size()];
+        for (int i = 0; i < itemIds.length; i++) {
+            itemIds[i] = items.get(i).itemId();
+            quantities[i] = items.get(i).quantity();
+        }
+        return apply(purchase.purchaseId(), purchase.storeId(), itemIds, quantities);
+    }
+
+    /**
+     * Adds {@code quantities[i]} of {@code itemIds[i]} at {@code storeId} exactly once per
+     * {@code purchaseId} (see the class comment); the form in which the write-ahead log replays
+     * a purchase.
+     */
+    public Outcome apply(UUID purchaseId, int storeId, int[] itemIds, int[] quantities) {
+        if (!isKnownStore(storeId)) {
             return Outcome.OUT_OF_RANGE;
         }
-        for (PurchaseItem item : purchase.items()) {
-            if (!isKnownItem(item.itemId())) {
+        for (int itemId : itemIds) {
+            if (!isKnownItem(itemId)) {
                 return Outcome.OUT_OF_RANGE;
             }
         }
-        StoreRow row = row(purchase.storeId());
+        StoreRow row = row(storeId);
         synchronized (row) {
-            if (!row.recent.add(purchase.purchaseId())) {
+            if (!row.recent.add(purchaseId)) {
                 return Outcome.DUPLICATE;
             }
-            for (PurchaseItem item : purchase.items()) {
-                row.add(item.itemId() - 1, item.quantity());
+            for (int i = 0; i < itemIds.length; i++) {
+                row.add(itemIds[i] - 1, quantities[i]);
             }
         }
         return Outcome.APPLIED;
