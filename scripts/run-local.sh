@@ -19,7 +19,8 @@
 #   -h, --help              this help
 # Environment: API_PORT, STORE_PORT, PURCHASES_PORT (8080..8082), DYNAMODB_LOCAL_PORT (8000),
 #   SERVICE_JAVA_OPTS (-Xmx768m), MYSQL_URL (jdbc:mysql://127.0.0.1:3306/purchases_local?
-#   createDatabaseIfNotExist=true), and the services' own variables (RABBITMQ_HOST, ...).
+#   createDatabaseIfNotExist=true), STORE_STATE_DIR (store-service's counts on disk; default
+#   <run folder>/store-state), and the services' own variables (RABBITMQ_HOST, ...).
 set -euo pipefail
 
 SCRIPT_NAME=run-local
