@@ -15,11 +15,6 @@ import com.supermarket.contract.Topology;
 import com.supermarket.contract.WireFormat;
 import com.supermarket.contract.testing.TestBroker;
 import java.io.IOException;
-import java.net.ServerSocket;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -66,21 +61,16 @@ class CrashRecoveryIT {
     Path stateDir;
 
     private final TestBroker broker = TestBroker.create("store-crash");
-    private final HttpClient http = HttpClient.newHttpClient();
     private final Map<Integer, Map<Integer, Long>> published = new ConcurrentHashMap<>();
     private final AtomicInteger messagesPublished = new AtomicInteger();
     private final AtomicReference<Throwable> publishFailure = new AtomicReference<>();
     private volatile boolean streaming = true;
-    private Process service;
-    private int port;
-    private int starts;
+    private ServiceProcess service;
 
     @AfterEach
     void stop() throws Exception {
-        if (service != null && service.isAlive()) {
-            service.destroy();
-            service.waitFor(30, TimeUnit.SECONDS);
-            service.destroyForcibly();
+        if (service != null) {
+            service.close();
         }
         broker.close();
     }
@@ -91,7 +81,14 @@ class CrashRecoveryIT {
         log.info("Seed {}", seed);
         Random random = new Random(seed);
         broker.applyTopology(SHARDS);
-        port = freePort();
+        service = new ServiceProcess(broker, Map.of(
+                "BROKER_SHARDS_PER_NODE", Integer.toString(SHARDS),
+                "PLATFORM_MAX_STORES", Integer.toString(STORES),
+                "PLATFORM_MAX_ITEM_ID", Integer.toString(ITEMS),
+                "STORE_STATE_DIR", stateDir.toString(),
+                "STORE_SNAPSHOT_LOG_SIZE", "256KB",
+                "STORE_SNAPSHOT_INTERVAL", "2s",
+                "STORE_REDISCOVER_INTERVAL", "1s"), "-Xmx256m", "-XX:TieredStopAtLevel=1");
 
         ScheduledExecutorService publisher = Executors.newSingleThreadScheduledExecutor();
         try (Connection connection = broker.newConnection()) {
@@ -103,15 +100,14 @@ class CrashRecoveryIT {
 
             start();
             for (int kill = 1; kill <= KILLS; kill++) {
-                awaitReady();
+                service.awaitReady(Duration.ofSeconds(90));
                 // A random moment while it consumes: after 50 to 550 more messages.
                 int at = messagesPublished.get() + 50 + random.nextInt(500);
                 await("publisher at message " + at).atMost(Duration.ofSeconds(90))
                         .until(() -> messagesPublished.get() >= at || publishFailure.get() != null);
                 assertThat(publishFailure.get()).as("publishing").isNull();
-                long pid = service.pid();
-                service.destroyForcibly(); // SIGKILL
-                assertThat(service.waitFor(30, TimeUnit.SECONDS)).isTrue();
+                long pid = service.process().pid();
+                service.kill();
                 log.info("Kill {}: SIGKILL to pid {} after message {}; state: {}", kill, pid, at, listState());
                 start();
             }
@@ -123,7 +119,7 @@ class CrashRecoveryIT {
             publisher.shutdown();
             assertThat(publisher.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
 
-            awaitReady();
+            service.awaitReady(Duration.ofSeconds(90));
             try (RpcClient rpc = new RpcClient(connection)) {
                 await("counts equal to what was published").atMost(Duration.ofSeconds(60))
                         .pollInterval(Duration.ofMillis(500))
@@ -138,7 +134,7 @@ class CrashRecoveryIT {
             assertThat(broker.messageCount(Topology.PARKING_QUEUE)).as("parked").isZero();
             long total = published.values().stream().flatMap(m -> m.values().stream()).mapToLong(Long::longValue).sum();
             log.info("{} messages, {} units counted exactly over {} starts; state: {}", messagesPublished.get(), total,
-                    starts, listState());
+                    service.starts(), listState());
             try (Stream<Path> files = Files.list(stateDir)) {
                 assertThat(files.filter(f -> f.getFileName().toString().endsWith(".snap")))
                         .as("snapshots were taken, so kills could land around them").isNotEmpty();
@@ -202,65 +198,14 @@ class CrashRecoveryIT {
     }
 
     private void start() throws IOException {
-        starts++;
-        Path jar = jar();
-        Path output = Path.of("target", "crash-it-store-service-" + starts + ".log");
-        ProcessBuilder builder = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m", "-XX:TieredStopAtLevel=1", "-jar", jar.toString())
-                .redirectErrorStream(true).redirectOutput(output.toFile());
-        Map<String, String> env = builder.environment();
-        env.put("RABBITMQ_HOST", broker.host());
-        env.put("RABBITMQ_PORT", Integer.toString(broker.port()));
-        env.put("RABBITMQ_USERNAME", broker.username());
-        env.put("RABBITMQ_PASSWORD", broker.password());
-        env.put("RABBITMQ_VHOST", broker.vhost());
-        env.put("RABBITMQ_MANAGEMENT_URL", "http://" + broker.host() + ":15672");
-        env.put("BROKER_SHARDS_PER_NODE", Integer.toString(SHARDS));
-        env.put("SERVER_PORT", Integer.toString(port));
-        env.put("PLATFORM_MAX_STORES", Integer.toString(STORES));
-        env.put("PLATFORM_MAX_ITEM_ID", Integer.toString(ITEMS));
-        env.put("STORE_STATE_DIR", stateDir.toString());
-        env.put("STORE_SNAPSHOT_LOG_SIZE", "256KB");
-        env.put("STORE_SNAPSHOT_INTERVAL", "2s");
-        env.put("STORE_REDISCOVER_INTERVAL", "1s");
-        env.put("LOG_FORMAT", "");
-        service = builder.start();
-        log.info("Started store-service (start {}, pid {}), output in {}", starts, service.pid(), output);
-    }
-
-    private void awaitReady() {
-        await("store-service ready (start " + starts + ")").atMost(Duration.ofSeconds(90))
-                .pollInterval(Duration.ofMillis(200))
-                .until(() -> {
-                    assertThat(service.isAlive()).as("store-service running (see target/crash-it-store-service-%d.log)",
-                            starts).isTrue();
-                    try {
-                        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
-                                + "/actuator/health/readiness")).build(), HttpResponse.BodyHandlers.discarding())
-                                .statusCode() == 200;
-                    } catch (IOException e) {
-                        return false;
-                    }
-                });
+        service.start("crash-it-store-service");
+        log.info("Started store-service (start {}, pid {}), output in {}", service.starts(), service.process().pid(),
+                service.output());
     }
 
     private String listState() throws IOException {
         try (Stream<Path> files = Files.list(stateDir)) {
             return files.map(f -> f.getFileName() + " " + f.toFile().length()).sorted().toList().toString();
-        }
-    }
-
-    private static Path jar() throws IOException {
-        try (Stream<Path> files = Files.list(Path.of("target"))) {
-            return files.filter(f -> f.getFileName().toString().matches("store-service-.*\\.jar")).findFirst()
-                    .orElseThrow(() -> new IllegalStateException("target/store-service-*.jar is missing: this test runs "
-                            + "after 'package' (./mvnw -pl store-service -am verify)"));
-        }
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
         }
     }
 }

@@ -5,6 +5,7 @@ import com.supermarket.contract.PurchaseItem;
 import com.supermarket.contract.StoreQueryReply.Ranked;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicReferenceArray;
@@ -209,8 +210,8 @@ public final class StoreCounts {
     }
 
     /**
-     * Replaces one store's state with a saved one; for loading a snapshot before consumption
-     * starts.
+     * Replaces one store's state with a saved one; only for loading a snapshot before consumers
+     * and queries start.
      *
      * @param itemCounts        quantity per item, index = item id - 1, at most maxItemId long
      * @param recentPurchaseIds oldest first
@@ -223,9 +224,10 @@ public final class StoreCounts {
         }
         StoreRow row = row(storeId);
         synchronized (row) {
-            for (int i = 0; i < maxItemId; i++) {
-                CELL.setOpaque(row.counts, i, i < itemCounts.length ? itemCounts[i] : 0);
-            }
+            // A plain copy: restoring happens before consumers and queries start, and starting
+            // them happens-after it.
+            System.arraycopy(itemCounts, 0, row.counts, 0, itemCounts.length);
+            Arrays.fill(row.counts, itemCounts.length, maxItemId, 0);
             for (UUID id : recentPurchaseIds) {
                 row.recent.add(id);
             }

@@ -26,6 +26,7 @@ final class Recovery {
      * What recovery found.
      *
      * @param snapshot           the snapshot loaded, or -1 for none
+     * @param snapshotMillis     how long loading it took
      * @param segmentsReplayed   log segments replayed
      * @param recordsReplayed    log records replayed
      * @param purchasesApplied   purchases from the log added to the counts (the rest were already in)
@@ -33,7 +34,7 @@ final class Recovery {
      * @param nextSegment        the number the log continues with
      * @param millis             how long it took
      */
-    record Result(long snapshot, int segmentsReplayed, long recordsReplayed, long purchasesApplied,
+    record Result(long snapshot, long snapshotMillis, int segmentsReplayed, long recordsReplayed, long purchasesApplied,
                   long tornBytesDropped, long nextSegment, long millis) {
     }
 
@@ -49,6 +50,7 @@ final class Recovery {
         if (snapshot >= 0) {
             loadSnapshot(directory, snapshots, counts);
         }
+        long snapshotMillis = (System.nanoTime() - started) / 1_000_000;
         long first = snapshot >= 0 ? snapshot : segments.isEmpty() ? 0 : segments.getFirst();
         List<Long> toReplay = segments.stream().filter(number -> number >= first).toList();
         requireContiguous(directory, snapshot, first, toReplay);
@@ -86,7 +88,7 @@ final class Recovery {
             }
         }
         long next = toReplay.isEmpty() ? first : toReplay.getLast() + 1;
-        return new Result(snapshot, toReplay.size(), records, applied, torn, next,
+        return new Result(snapshot, snapshotMillis, toReplay.size(), records, applied, torn, next,
                 (System.nanoTime() - started) / 1_000_000);
     }
 

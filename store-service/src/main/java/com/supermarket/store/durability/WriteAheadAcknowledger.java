@@ -98,10 +98,10 @@ final class WriteAheadAcknowledger implements Acknowledger, AutoCloseable {
             throws IOException {
         StateDirectory directory = new StateDirectory(properties.stateDir().toAbsolutePath());
         Recovery.Result recovered = Recovery.recover(directory, counts);
-        log.info("Recovered the counts from {} in {} ms: snapshot {}, {} log segment(s), {} records, {} purchases "
-                        + "added from the log, {} torn bytes dropped; logging to segment {}",
+        log.info("Recovered the counts from {} in {} ms: snapshot {} ({} ms), {} log segment(s), {} records, {} "
+                        + "purchases added from the log, {} torn bytes dropped; logging to segment {}",
                 directory.path(), recovered.millis(), recovered.snapshot() < 0 ? "none" : recovered.snapshot(),
-                recovered.segmentsReplayed(), recovered.recordsReplayed(), recovered.purchasesApplied(),
+                recovered.snapshotMillis(), recovered.segmentsReplayed(), recovered.recordsReplayed(), recovered.purchasesApplied(),
                 recovered.tornBytesDropped(), recovered.nextSegment());
         Gauge.builder("store.recovery.duration", recovered, result -> result.millis() / 1000.0)
                 .baseUnit("seconds").description("How long the last startup took to recover the counts").register(registry);

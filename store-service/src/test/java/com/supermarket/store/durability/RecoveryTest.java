@@ -162,7 +162,7 @@ class RecoveryTest {
         assertThatThrownBy(() -> Recovery.recover(state, counts()))
                 .hasMessageContaining("move this file out of")
                 .hasMessageContaining(state.snapshot(0).toString());
-        Files.move(state.snapshot(1), dir.resolveSibling("moved-aside.snap"));
+        Files.move(state.snapshot(1), dir.resolve("moved-aside.snap.bad"));
         StoreCounts recovered = counts();
         Recovery.recover(state, recovered);
         assertSameCounts(recovered, oracle(records));
