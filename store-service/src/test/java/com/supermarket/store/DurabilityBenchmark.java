@@ -63,8 +63,8 @@ public final class DurabilityBenchmark {
 
     private static void cost(int rounds, int messages, int perMessage) throws Exception {
         System.out.printf("%d messages x %d purchases per run, %d shards%n", messages, perMessage, SHARDS);
-        System.out.println("| round | durability | purchases/s | CPU ms per 1,000 purchases | load average |");
-        System.out.println("|---|---|---|---|---|");
+        System.out.println("| round | durability | purchases/s | CPU ms per 1,000 purchases | mean write+fsync, group | load average |");
+        System.out.println("|---|---|---|---|---|---|");
         for (int round = 1; round <= rounds; round++) {
             for (boolean enabled : round % 2 == 1 ? new boolean[] {true, false} : new boolean[] {false, true}) {
                 try (TestBroker broker = TestBroker.create("store-cost")) {
@@ -80,8 +80,12 @@ public final class DurabilityBenchmark {
                         double[] last = waitForApplied(service, total);
                         double seconds = (last[1] - first[1]) / 1e9;
                         double purchases = last[0] - first[0];
-                        System.out.printf("| %d | %s | %,.0f | %.1f | %s |%n", round, enabled ? "on" : "off",
-                                purchases / seconds, (last[2] - first[2]) / purchases * 1000, loadAverage());
+                        double flushes = service.metric("store_journal_flush_seconds_count");
+                        String groups = flushes == 0 ? "-" : String.format("%.1f ms, %.0f messages",
+                                service.metric("store_journal_flush_seconds_sum") / flushes * 1000,
+                                service.metric("store_journal_flush_messages_sum") / flushes);
+                        System.out.printf("| %d | %s | %,.0f | %.1f | %s | %s |%n", round, enabled ? "on" : "off",
+                                purchases / seconds, (last[2] - first[2]) / purchases * 1000, groups, loadAverage());
                     } finally {
                         deleteRecursively(state);
                     }
