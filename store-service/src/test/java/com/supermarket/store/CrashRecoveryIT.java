@@ -31,6 +31,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
@@ -63,6 +64,7 @@ class CrashRecoveryIT {
     private final TestBroker broker = TestBroker.create("store-crash");
     private final Map<Integer, Map<Integer, Long>> published = new ConcurrentHashMap<>();
     private final AtomicInteger messagesPublished = new AtomicInteger();
+    private final AtomicLong purchasesPublished = new AtomicLong();
     private final AtomicReference<Throwable> publishFailure = new AtomicReference<>();
     private volatile boolean streaming = true;
     private ServiceProcess service;
@@ -128,6 +130,8 @@ class CrashRecoveryIT {
                                 assertThat(counted(rpc, store)).as("store %d", store)
                                         .isEqualTo(published.getOrDefault(store, Map.of()));
                             }
+                            assertThat(service.metric("store_purchases_counted")).as("distinct purchases counted")
+                                    .isEqualTo(purchasesPublished.get());
                         });
             }
             assertThat(broker.messageCountBehind(Topology.STORE_EXCHANGE)).as("left in the shard queues").isZero();
@@ -183,6 +187,7 @@ class CrashRecoveryIT {
                             .merge(item.itemId(), (long) item.quantity(), Long::sum);
                 }
             }
+            purchasesPublished.addAndGet(message.size());
             messagesPublished.incrementAndGet();
         } catch (Exception | AssertionError e) {
             publishFailure.compareAndSet(null, e);

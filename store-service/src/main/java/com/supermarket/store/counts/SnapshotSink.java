@@ -18,7 +18,8 @@ public interface SnapshotSink {
     /**
      * @param storeId           the store
      * @param itemCounts        a private copy: quantity per item, index = item id - 1
+     * @param purchases         how many purchases the store has counted
      * @param recentPurchaseIds the store's dedup window, oldest first
      */
-    void store(int storeId, int[] itemCounts, List<UUID> recentPurchaseIds);
+    void store(int storeId, int[] itemCounts, long purchases, List<UUID> recentPurchaseIds);
 }

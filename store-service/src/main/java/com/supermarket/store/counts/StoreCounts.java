@@ -132,11 +132,28 @@ public final class StoreCounts {
             if (!row.recent.add(purchaseId)) {
                 return Outcome.DUPLICATE;
             }
+            row.purchases++;
             for (int i = 0; i < itemIds.length; i++) {
                 row.add(itemIds[i] - 1, quantities[i]);
             }
         }
         return Outcome.APPLIED;
+    }
+
+    /**
+     * How many distinct purchases the counts hold, over every store (a redelivery is not counted
+     * again); restored with the counts, so it is the total since the state directory began.
+     * Each store's figure is exact; the sum is a moment's view while purchases are applied.
+     */
+    public long purchases() {
+        long total = 0;
+        for (int store = 0; store < maxStores; store++) {
+            StoreRow row = rows.get(store);
+            if (row != null) {
+                total += row.purchases;
+            }
+        }
+        return total;
     }
 
     /** The quantity of {@code itemId} sold at {@code storeId}. */
@@ -201,11 +218,13 @@ public final class StoreCounts {
             }
             int[] counts;
             List<UUID> recent;
+            long purchases;
             synchronized (row) {
                 counts = row.counts.clone();
                 recent = row.recent.oldestFirst();
+                purchases = row.purchases;
             }
-            sink.store(store + 1, counts, recent);
+            sink.store(store + 1, counts, purchases, recent);
         }
     }
 
@@ -214,9 +233,10 @@ public final class StoreCounts {
      * and queries start.
      *
      * @param itemCounts        quantity per item, index = item id - 1, at most maxItemId long
+     * @param purchases         how many purchases the store had counted
      * @param recentPurchaseIds oldest first
      */
-    public void restoreStore(int storeId, int[] itemCounts, List<UUID> recentPurchaseIds) {
+    public void restoreStore(int storeId, int[] itemCounts, long purchases, List<UUID> recentPurchaseIds) {
         requireStore(storeId);
         if (itemCounts.length > maxItemId) {
             throw new IllegalArgumentException("snapshot of store " + storeId + " has " + itemCounts.length
@@ -231,6 +251,7 @@ public final class StoreCounts {
             for (UUID id : recentPurchaseIds) {
                 row.recent.add(id);
             }
+            row.purchases = purchases;
         }
     }
 
@@ -262,6 +283,8 @@ public final class StoreCounts {
     private static final class StoreRow {
         final int[] counts;
         final RecentIds recent;
+        /** Purchases applied to this store; written under the monitor, read without it. */
+        volatile long purchases;
 
         StoreRow(int maxItemId, int dedupWindow) {
             counts = new int[maxItemId];

@@ -16,7 +16,7 @@ import java.util.UUID;
 /**
  * Full snapshots of the counts. A snapshot is a sequence of {@link Frames}: a header
  * ({@code int magic, int version, int maxStores, int maxItemId, long firstSegment}), one frame
- * per store that has sold ({@code int storeId, int items, int[items] counts, int ids,
+ * per store that has sold ({@code int storeId, long purchases, int items, int[items] counts, int ids,
  * ids x (long, long)} with the dedup window oldest first), and a trailer
  * ({@code int magic, int stores}) whose presence and count prove the file complete. It is
  * written to a temp file, fsynced, renamed into place and the directory fsynced, so a crash
@@ -50,12 +50,12 @@ final class Snapshots {
             int[] stores = {0};
             // One buffer for every row: at 100,000 items a row is 400 KB, and allocating one per
             // store would make 400 MB of garbage per snapshot.
-            ByteBuffer row = Frames.open(3 * Integer.BYTES + counts.maxItemId() * Integer.BYTES
+            ByteBuffer row = Frames.open(3 * Integer.BYTES + Long.BYTES + counts.maxItemId() * Integer.BYTES
                     + counts.dedupWindowPerStore() * 2 * Long.BYTES);
             try {
-                counts.snapshotTo((storeId, itemCounts, recentIds) -> {
+                counts.snapshotTo((storeId, itemCounts, purchases, recentIds) -> {
                     row.clear().position(Integer.BYTES);
-                    row.putInt(storeId).putInt(itemCounts.length);
+                    row.putInt(storeId).putLong(purchases).putInt(itemCounts.length);
                     row.asIntBuffer().put(itemCounts);
                     row.position(row.position() + itemCounts.length * Integer.BYTES);
                     row.putInt(recentIds.size());
@@ -135,6 +135,7 @@ final class Snapshots {
 
     private static void restoreRow(ByteBuffer payload, StoreCounts counts) {
         int storeId = payload.getInt();
+        long purchases = payload.getLong();
         int[] itemCounts = new int[payload.getInt()];
         payload.asIntBuffer().get(itemCounts);
         payload.position(payload.position() + itemCounts.length * Integer.BYTES);
@@ -143,7 +144,7 @@ final class Snapshots {
         for (int i = 0; i < ids; i++) {
             recent.add(new UUID(payload.getLong(), payload.getLong()));
         }
-        counts.restoreStore(storeId, itemCounts, recent);
+        counts.restoreStore(storeId, itemCounts, purchases, recent);
     }
 
     private static void write(FileChannel out, ByteBuffer frame) throws IOException {

@@ -137,6 +137,7 @@ class RecoveryTest {
         Recovery.Result result = Recovery.recover(state, recovered);
 
         assertSameCounts(recovered, oracle(records));
+        assertThat(recovered.purchases()).isEqualTo(purchases(records));
         assertThat(result.snapshot()).isEqualTo(1);
         assertThat(result.segmentsReplayed()).isEqualTo(1);
         assertThat(result.purchasesApplied()).isEqualTo(purchases(records.subList(30, 40)));

@@ -100,6 +100,7 @@ class WriteAheadAcknowledgerTest {
             }
         }
         assertThat(recovered.count(1, 1)).isEqualTo(MESSAGES / 10);
+        assertThat(recovered.purchases()).isEqualTo((long) CHANNELS * MESSAGES);
     }
 
     private static void consume(StoreCounts counts, WriteAheadAcknowledger acknowledger, List<Channel> channels,
@@ -156,7 +157,7 @@ class WriteAheadAcknowledgerTest {
                 for (long snapshot : state.snapshots()) {
                     StoreCounts counts = new StoreCounts(8, 10, 1024);
                     Snapshots.load(state, snapshot, counts);
-                    counts.snapshotTo((store, itemCounts, recent) -> ids.addAll(recent));
+                    counts.snapshotTo((store, itemCounts, purchases, recent) -> ids.addAll(recent));
                 }
                 return ids;
             } catch (NoSuchFileException deletedMeanwhile) {
