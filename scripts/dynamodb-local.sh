@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Runs DynamoDB Local 2.6.1 (from ~/.m2, the purchases-service test dependency) in memory, in the
-# foreground, for running purchases-service with the dynamodb profile locally.
+# Runs DynamoDB Local (the version the tests use) in memory, in the foreground, for running
+# purchases-service with the dynamodb profile locally. Resolves only DynamoDB Local and its
+# sqlite4java natives from Maven Central (scripts/dynamodb-local/pom.xml), once; later starts
+# take seconds. Needs no build of the platform.
 # Usage: scripts/dynamodb-local.sh [port, default 8000]
 # Then: SPRING_PROFILES_ACTIVE=dynamodb DYNAMODB_ENDPOINT=http://localhost:8000 DYNAMODB_CREATE_TABLE=true java -jar ...
 set -euo pipefail
 
 if [[ "${1:-}" == "-h" || "${1:-}" == "--help" ]]; then
-  sed -n '2,5p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'
   exit 0
 fi
 
@@ -14,11 +16,17 @@ port="${1:-8000}"
 cd "$(dirname "$0")/.."
 JAVA_HOME="$(scripts/find-jdk.sh)"
 export JAVA_HOME
-# The build copies the sqlite4java natives there (process-test-resources) and writes the classpath.
-./mvnw -B -ntp -q -pl purchases-service -am process-test-resources dependency:build-classpath \
-  -Dmdep.includeScope=test -Dmdep.outputFile=target/dynamodb-local.classpath >/dev/null
+runner=scripts/dynamodb-local
+if [[ ! -s "$runner/target/classpath" || -n "$(find "$runner/pom.xml" pom.xml -newer "$runner/target/classpath" -print -quit)" ]]; then
+  echo "[dynamodb-local] resolving DynamoDB Local: ./mvnw -f $runner/pom.xml generate-resources" >&2
+  mkdir -p "$runner/target"
+  if ! ./mvnw -B -ntp -f "$runner/pom.xml" generate-resources >"$runner/target/resolve.log" 2>&1; then
+    tail -n 30 "$runner/target/resolve.log" >&2
+    echo "[dynamodb-local] ERROR: could not resolve DynamoDB Local; the full Maven output is in $runner/target/resolve.log" >&2
+    exit 1
+  fi
+fi
 # Run from target/: DynamoDB Local drops a metadata file into its working directory.
-cd purchases-service/target
-exec "$JAVA_HOME/bin/java" -Dsqlite4java.library.path=native-libs \
-  -cp "$(cat dynamodb-local.classpath)" \
+cd "$runner/target"
+exec "$JAVA_HOME/bin/java" -Dsqlite4java.library.path=native-libs -cp "$(cat classpath)" \
   com.amazonaws.services.dynamodbv2.local.main.ServerRunner -inMemory -port "$port"

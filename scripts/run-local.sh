@@ -17,7 +17,8 @@
 #   --stub                  try the script without the services: the load client's stub API
 #   --run-dir DIR           folder for logs and results (default runs/local-<UTC time>)
 #   -h, --help              this help
-# Environment: API_PORT, STORE_PORT, PURCHASES_PORT (8080..8082), DYNAMODB_LOCAL_PORT (8000),
+# Environment: API_PORT, STORE_PORT, PURCHASES_PORT (8080..8082), API_MANAGEMENT_PORT,
+#   STORE_MANAGEMENT_PORT, PURCHASES_MANAGEMENT_PORT (actuator: 9080..9082), DYNAMODB_LOCAL_PORT (8000),
 #   SERVICE_JAVA_OPTS (-Xmx768m), MYSQL_URL (jdbc:mysql://127.0.0.1:3306/purchases_local?
 #   createDatabaseIfNotExist=true), STORE_STATE_DIR (store-service's counts on disk; default
 #   <run folder>/store-state), and the services' own variables (RABBITMQ_HOST, ...).
@@ -115,5 +116,10 @@ echo "GET /items/store/1"
 echo "  $store_items"
 item="$(sed -n 's/.*"itemID" *: *\([0-9][0-9]*\).*/\1/p' <<<"${store_items%%\}*}")"
 item="${item:-1}"
+top_stores="$(curl -s "$api/items/top10/$item" || true)"
 echo "GET /items/top10/$item"
-echo "  $(curl -s "$api/items/top10/$item" || true)"
+echo "  $top_stores"
+if [[ "$stub" != true ]]; then
+  [[ "$store_items" == *itemID* ]] || die "GET /items/store/1 did not answer with items: $store_items"
+  [[ "$top_stores" == *storeID* ]] || die "GET /items/top10/$item did not answer with stores: $top_stores"
+fi

@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Runs every test of the platform: unit tests, integration tests against the real local
 # RabbitMQ (sharding plugin) / MariaDB / DynamoDB Local, the offline deployment checks and
-# terraform fmt/validate where terraform is installed.
+# terraform fmt/validate where terraform is installed; then the README's own commands: every
+# script's --help, and a small scripts/run-local.sh per profile (MySQL, DynamoDB), each of which
+# must pass its exactly-once pipeline check and answer both GETs.
 # Starts the local services it needs, finds a JDK 21+, and fails if any test was skipped.
 # Usage: scripts/test.sh [extra Maven arguments, e.g. -pl purchase-api -am]
+# Environment: SMOKE=false skips the run-local smoke runs (they need every module built).
 set -euo pipefail
 
 if [[ "${1:-}" == "-h" || "${1:-}" == "--help" ]]; then
-  sed -n '2,6p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'
   exit 0
 fi
 
@@ -34,3 +37,19 @@ if [[ -n "$skipped" ]]; then
 fi
 its=$(find . -path '*/target/failsafe-reports/TEST-*.xml' | wc -l)
 echo "[test] all tests ran, none skipped ($its integration test classes)" >&2
+
+# The README's commands, as a new user runs them from this checkout.
+for script in scripts/*.sh */bench/*.sh; do
+  "$script" --help >/dev/null || { echo "[test] FAILED: $script --help" >&2; exit 1; }
+done
+echo "[test] every script answers --help" >&2
+if [[ "${SMOKE:-true}" != false ]]; then
+  for profile in mysql dynamodb; do
+    flag=(); [[ "$profile" == dynamodb ]] && flag=(--dynamodb)
+    echo "[test] smoke run: scripts/run-local.sh ${flag[*]} --stores 4 --purchases-per-hour 20" >&2
+    scripts/run-local.sh "${flag[@]}" --stores 4 --purchases-per-hour 20 --label "smoke-$profile" \
+      --run-dir "runs/smoke-$profile" \
+      || { echo "[test] FAILED: the $profile smoke run; logs in runs/smoke-$profile" >&2; exit 1; }
+  done
+  echo "[test] smoke runs passed (mysql, dynamodb)" >&2
+fi

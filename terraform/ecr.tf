@@ -5,6 +5,9 @@ resource "aws_ecr_repository" "images" {
 
   name                 = "supermarket/${each.key}"
   image_tag_mutability = "IMMUTABLE"
+  # terraform destroy removes the repositories with their images; without it, a repository that
+  # holds an image stops the destroy halfway.
+  force_delete = true
 
   image_scanning_configuration {
     scan_on_push = true

@@ -56,9 +56,13 @@ module "eks" {
   enable_irsa = true
 
   cluster_addons = {
-    coredns                = {}
-    kube-proxy             = {}
-    vpc-cni                = {}
+    coredns    = {}
+    kube-proxy = {}
+    # The network policy agent enforces the chart's NetworkPolicies (off by default on EKS).
+    vpc-cni = {
+      before_compute       = true
+      configuration_values = jsonencode({ enableNetworkPolicy = "true" })
+    }
     eks-pod-identity-agent = {}
     # The RabbitMQ nodes keep their messages on EBS volumes (PersistentVolumeClaims).
     aws-ebs-csi-driver = {
@@ -103,6 +107,25 @@ module "load_balancer_controller_irsa" {
     main = {
       provider_arn               = module.eks.oidc_provider_arn
       namespace_service_accounts = ["kube-system:aws-load-balancer-controller"]
+    }
+  }
+}
+
+# The Cluster Autoscaler grows the node group (up to node_count.max) when purchase-api's HPA adds
+# pods that no node has room for, and shrinks it back to node_count.min. EKS tags managed node
+# groups for its auto-discovery.
+module "cluster_autoscaler_irsa" {
+  source  = "terraform-aws-modules/iam/aws//modules/iam-role-for-service-accounts-eks"
+  version = "5.55.0"
+
+  role_name                        = "${var.cluster_name}-cluster-autoscaler"
+  attach_cluster_autoscaler_policy = true
+  cluster_autoscaler_cluster_names = [module.eks.cluster_name]
+
+  oidc_providers = {
+    main = {
+      provider_arn               = module.eks.oidc_provider_arn
+      namespace_service_accounts = ["kube-system:cluster-autoscaler"]
     }
   }
 }

@@ -79,3 +79,8 @@ output "helm_values" {
     }
   })
 }
+
+output "cluster_autoscaler_role_arn" {
+  description = "IAM role for the Cluster Autoscaler's ServiceAccount (kube-system/cluster-autoscaler)."
+  value       = module.cluster_autoscaler_irsa.iam_role_arn
+}

@@ -18,7 +18,7 @@ variable "cluster_version" {
 
 variable "node_instance_type" {
   type        = string
-  description = "EC2 instance type of the worker nodes: the size users compare, e.g. t3.micro (~1 vCPU/1 GiB, pair with values-micro.yaml) or m5.xlarge (4 vCPU/16 GiB, pair with values-xlarge.yaml)."
+  description = "EC2 instance type of the worker nodes. The default fits the chart's values.yaml; terraform/presets/<preset>.tfvars sets the nodes each values-<preset>.yaml is sized for (t3.medium for micro, m5.xlarge for xlarge)."
   default     = "m5.large"
 }
 
@@ -28,9 +28,9 @@ variable "node_count" {
     max     = number
     desired = number
   })
-  description = "Size of the managed node group: minimum, maximum and initial number of nodes."
+  description = "Size of the managed node group: minimum, maximum and initial number of nodes. The chart's pods must fit on the minimum (the Cluster Autoscaler may shrink the group to it); the maximum is what the autoscaler may add for purchase-api's HPA."
   default = {
-    min     = 3
+    min     = 4
     max     = 8
     desired = 4
   }

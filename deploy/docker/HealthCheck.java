@@ -7,7 +7,7 @@ import java.net.URI;
  * is not guaranteed to ship curl or wget, and one more package is one more thing to patch.
  *
  * <p>Usage: {@code java -cp /opt/healthcheck HealthCheck /actuator/health/readiness}; the port is
- * {@code SERVER_PORT} (the services' own setting), 8080 when unset.
+ * {@code MANAGEMENT_PORT}, where the services serve actuator (each image sets it).
  */
 public final class HealthCheck {
 
@@ -16,7 +16,11 @@ public final class HealthCheck {
 
     public static void main(String[] args) {
         String path = args.length > 0 ? args[0] : "/actuator/health";
-        String port = System.getenv().getOrDefault("SERVER_PORT", "8080");
+        String port = System.getenv("MANAGEMENT_PORT");
+        if (port == null || port.isBlank()) {
+            System.err.println("health check failed: MANAGEMENT_PORT is not set");
+            System.exit(1);
+        }
         try {
             HttpURLConnection connection =
                     (HttpURLConnection) URI.create("http://127.0.0.1:" + port + path).toURL().openConnection();

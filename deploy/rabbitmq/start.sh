@@ -6,22 +6,32 @@
 # there without a password, and the password comes from the environment (.env) once the node
 # is up. The compose health check authenticates as that user, so the services, which wait for
 # "healthy", never see the broker before the password is set.
-set -euo pipefail
+#
+# This script is PID 1: it passes "docker stop" (TERM) on to the broker and exits only once the
+# broker has finished shutting down, so the container never ends in the middle of it.
+set -uo pipefail
 
 : "${RABBITMQ_APP_PASSWORD:?RABBITMQ_APP_PASSWORD must be set (see .env.example)}"
 
 docker-entrypoint.sh rabbitmq-server &
 server=$!
-# This script is PID 1: pass "docker stop" on to the broker so it shuts down cleanly.
-trap 'kill -TERM "$server"' TERM INT
+trap 'kill -TERM "$server" 2>/dev/null' TERM INT
 
 # The node takes a few seconds to accept CLI commands; give it two minutes at most.
 for _ in $(seq 60); do
-    if rabbitmqctl --quiet await_startup >/dev/null 2>&1; then
+    if rabbitmqctl --quiet await_startup >/dev/null 2>&1 || ! kill -0 "$server" 2>/dev/null; then
         break
     fi
     sleep 2
 done
-rabbitmqctl --quiet change_password supermarket "$RABBITMQ_APP_PASSWORD"
+if kill -0 "$server" 2>/dev/null && ! rabbitmqctl --quiet change_password supermarket "$RABBITMQ_APP_PASSWORD"; then
+    echo "start.sh: could not set the password of user supermarket; stopping the broker" >&2
+    kill -TERM "$server"
+fi
 
-wait "$server"
+# A trapped signal interrupts "wait" while the broker is still stopping: wait again until it is gone.
+while true; do
+    wait "$server"
+    status=$?
+    kill -0 "$server" 2>/dev/null || exit "$status"
+done

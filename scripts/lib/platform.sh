@@ -8,6 +8,10 @@ SERVICE_MODULES=(purchase-api store-service purchases-service)
 API_PORT="${API_PORT:-8080}"
 STORE_PORT="${STORE_PORT:-8081}"
 PURCHASES_PORT="${PURCHASES_PORT:-8082}"
+# Actuator (health, metrics) listens on a management port of its own (MANAGEMENT_PORT).
+API_MANAGEMENT_PORT="${API_MANAGEMENT_PORT:-9080}"
+STORE_MANAGEMENT_PORT="${STORE_MANAGEMENT_PORT:-9081}"
+PURCHASES_MANAGEMENT_PORT="${PURCHASES_MANAGEMENT_PORT:-9082}"
 DYNAMODB_LOCAL_PORT="${DYNAMODB_LOCAL_PORT:-8000}"
 # Services share two cores with the client on a laptop-sized machine; cap their heaps.
 SERVICE_JAVA_OPTS="${SERVICE_JAVA_OPTS:--Xmx768m}"
@@ -86,26 +90,33 @@ stop_started() {
   STARTED_NAMES=()
 }
 
-# DynamoDB Local in memory, through purchases-service's scripts/dynamodb-local.sh (it resolves
-# DynamoDB Local and its native SQLite library from the purchases-service test classpath first,
-# which can take a minute on a cold build).
+# DynamoDB Local in memory, through scripts/dynamodb-local.sh (the first start resolves DynamoDB
+# Local from Maven Central, which can take a minute; later ones take seconds).
 start_dynamodb_local() {
-  [[ -x "$ROOT/scripts/dynamodb-local.sh" ]] || die "scripts/dynamodb-local.sh is missing (it comes with purchases-service)"
   require_free_port "$DYNAMODB_LOCAL_PORT" "DynamoDB Local"
   start_process dynamodb-local "$RUN_DIR/dynamodb-local.log" "$ROOT/scripts/dynamodb-local.sh" "$DYNAMODB_LOCAL_PORT"
-  wait_until "DynamoDB Local" 300 port_in_use "$DYNAMODB_LOCAL_PORT"
+  wait_until dynamodb-local 300 port_in_use "$DYNAMODB_LOCAL_PORT"
 }
 
-wait_until() { # $1 = what, $2 = seconds, rest = probe
-  local what="$1" seconds="$2"; shift 2
+# $1 = the name start_process was given, $2 = seconds, rest = probe. Fails at once, with the end
+# of the process's log, if the process dies while it is waited for.
+wait_until() {
+  local name="$1" seconds="$2" pid="" i; shift 2
+  for ((i = 0; i < ${#STARTED_NAMES[@]}; i++)); do
+    [[ "${STARTED_NAMES[$i]}" == "$name" ]] && pid="${STARTED_PIDS[$i]}"
+  done
   for ((t = 0; t < seconds * 2; t++)); do
     if "$@" >/dev/null 2>&1; then return 0; fi
+    if [[ -n "$pid" ]] && ! kill -0 "$pid" 2>/dev/null; then
+      tail -n 30 "$RUN_DIR/$name.log" | cut -c1-600 >&2 || true
+      die "$name exited before it was ready; see $RUN_DIR/$name.log"
+    fi
     sleep 0.5
   done
-  die "$what was not ready within ${seconds}s"
+  die "$name was not ready within ${seconds}s; see $RUN_DIR/$name.log"
 }
 
-# $1 = name, $2 = port, $3 = pid: waits for /actuator/health/readiness to be UP, or the process to die.
+# $1 = name, $2 = management port, $3 = pid: waits for /actuator/health/readiness to be UP, or the process to die.
 wait_ready() {
   local name="$1" port="$2" pid="$3" url="http://127.0.0.1:$2/actuator/health/readiness"
   for ((t = 0; t < 360; t++)); do
@@ -131,41 +142,45 @@ start_platform() {
   require_free_port "$API_PORT" purchase-api
   require_free_port "$STORE_PORT" store-service
   require_free_port "$PURCHASES_PORT" purchases-service
+  require_free_port "$API_MANAGEMENT_PORT" "purchase-api's management"
+  require_free_port "$STORE_MANAGEMENT_PORT" "store-service's management"
+  require_free_port "$PURCHASES_MANAGEMENT_PORT" "purchases-service's management"
   if [[ "$profile" == dynamodb ]]; then
     start_dynamodb_local
   fi
   # Any start order works (each service declares the topology); readiness is checked per service.
   # The counts' write-ahead log and snapshots: in the run folder, so each run starts empty.
-  SERVER_PORT="$STORE_PORT" STORE_STATE_DIR="${STORE_STATE_DIR:-$RUN_DIR/store-state}" \
+  SERVER_PORT="$STORE_PORT" MANAGEMENT_PORT="$STORE_MANAGEMENT_PORT" STORE_STATE_DIR="${STORE_STATE_DIR:-$RUN_DIR/store-state}" \
     start_process store-service "$RUN_DIR/store-service.log" \
     "$JAVA" $SERVICE_JAVA_OPTS -jar "$(jar_of store-service)"
   local store_pid="${STARTED_PIDS[-1]}"
   if [[ "$profile" == dynamodb ]]; then
     # DynamoDB Local accepts any key pair; these are placeholders, not credentials.
-    SERVER_PORT="$PURCHASES_PORT" SPRING_PROFILES_ACTIVE=dynamodb \
+    SERVER_PORT="$PURCHASES_PORT" MANAGEMENT_PORT="$PURCHASES_MANAGEMENT_PORT" SPRING_PROFILES_ACTIVE=dynamodb \
       DYNAMODB_ENDPOINT="http://127.0.0.1:$DYNAMODB_LOCAL_PORT" DYNAMODB_CREATE_TABLE=true \
       AWS_REGION="${AWS_REGION:-us-east-1}" AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local \
       start_process purchases-service "$RUN_DIR/purchases-service.log" \
         "$JAVA" $SERVICE_JAVA_OPTS -jar "$(jar_of purchases-service)"
   else
-    SERVER_PORT="$PURCHASES_PORT" SPRING_PROFILES_ACTIVE=mysql MYSQL_URL="$MYSQL_URL" \
+    SERVER_PORT="$PURCHASES_PORT" MANAGEMENT_PORT="$PURCHASES_MANAGEMENT_PORT" SPRING_PROFILES_ACTIVE=mysql \
+      MYSQL_URL="$MYSQL_URL" \
       start_process purchases-service "$RUN_DIR/purchases-service.log" \
         "$JAVA" $SERVICE_JAVA_OPTS -jar "$(jar_of purchases-service)"
   fi
   local purchases_pid="${STARTED_PIDS[-1]}"
-  SERVER_PORT="$API_PORT" start_process purchase-api "$RUN_DIR/purchase-api.log" \
+  SERVER_PORT="$API_PORT" MANAGEMENT_PORT="$API_MANAGEMENT_PORT" start_process purchase-api "$RUN_DIR/purchase-api.log" \
     "$JAVA" $SERVICE_JAVA_OPTS -jar "$(jar_of purchase-api)"
   local api_pid="${STARTED_PIDS[-1]}"
-  wait_ready store-service "$STORE_PORT" "$store_pid"
-  wait_ready purchases-service "$PURCHASES_PORT" "$purchases_pid"
-  wait_ready purchase-api "$API_PORT" "$api_pid"
+  wait_ready store-service "$STORE_MANAGEMENT_PORT" "$store_pid"
+  wait_ready purchases-service "$PURCHASES_MANAGEMENT_PORT" "$purchases_pid"
+  wait_ready purchase-api "$API_MANAGEMENT_PORT" "$api_pid"
 }
 
 # Starts the load client's built-in stub on API_PORT instead of the services (to try the scripts).
 start_stub() {
   require_free_port "$API_PORT" "the stub API"
   start_process stub-api "$RUN_DIR/stub-api.log" "$JAVA" -jar "$(jar_of load-client)" stub --port "$API_PORT"
-  wait_until "the stub API" 30 port_in_use "$API_PORT"
+  wait_until stub-api 30 port_in_use "$API_PORT"
 }
 
 # The number of purchases purchases-service has stored, from its operator endpoint.
@@ -175,7 +190,7 @@ stored_purchases() {
 
 # The number of purchases store-service has counted since it started, from its metrics.
 counted_purchases() {
-  curl -sf "http://127.0.0.1:$STORE_PORT/actuator/prometheus" \
+  curl -sf "http://127.0.0.1:$STORE_MANAGEMENT_PORT/actuator/prometheus" \
     | awk '/^store_purchases_applied_total/ { sum += $2 } END { printf "%d\n", sum }'
 }
 

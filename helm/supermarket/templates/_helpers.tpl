@@ -131,7 +131,7 @@ broker, or the Secret named for the external one.
 The Deployment of one service; the three services differ only in the arguments. Takes a dict:
 root ($), component (name), values (the service's values), serviceAccountName, strategy
 (optional), autoscaled (bool: leave replicas to the HPA), extraEnv (rendered env entries),
-stateVolume (optional dict mountPath, size, storageClass: makes it a StatefulSet whose pod keeps
+stateVolume (optional dict mountPath, size, storageClassName: makes it a StatefulSet whose pod keeps
 a PersistentVolumeClaim "state" mounted there across restarts and rescheduling). From
 the service's values it also takes javaToolOptions (overrides platform.javaToolOptions) and env
 (a map of further settings, e.g. INGEST_CONCURRENCY).
@@ -187,12 +187,18 @@ spec:
             - name: http
               containerPort: {{ $values.port }}
               protocol: TCP
+            # Actuator: probes and metrics only, never behind the Ingress.
+            - name: management
+              containerPort: {{ $root.Values.managementPort }}
+              protocol: TCP
           envFrom:
             - configMapRef:
                 name: {{ include "supermarket.configName" $root }}
           env:
             - name: SERVER_PORT
               value: {{ $values.port | quote }}
+            - name: MANAGEMENT_PORT
+              value: {{ $root.Values.managementPort | quote }}
             {{- include "supermarket.rabbitmqCredentialsEnv" $root | trim | nindent 12 }}
             {{- with $values.javaToolOptions }}
             # Overrides the shared JAVA_TOOL_OPTIONS of the ConfigMap for this service only.
@@ -228,6 +234,17 @@ spec:
         - name: tmp
           emptyDir:
             sizeLimit: 256Mi
+      {{- with $values.topologySpreadConstraints }}
+      topologySpreadConstraints:
+        {{- range . }}
+        - {{ toYaml . | nindent 10 | trim }}
+          labelSelector:
+            matchLabels:
+              {{- include "supermarket.selectorLabels" $component | nindent 14 }}
+          matchLabelKeys:
+            - pod-template-hash
+        {{- end }}
+      {{- end }}
       {{- with $values.nodeSelector }}
       nodeSelector:
         {{- toYaml . | nindent 8 }}
@@ -249,11 +266,35 @@ spec:
           {{- include "supermarket.selectorLabels" $component | nindent 10 }}
       spec:
         accessModes: [ReadWriteOnce]
-        {{- with $state.storageClass }}
-        storageClassName: {{ . | quote }}
+        {{- with include "supermarket.storageClass" (dict "root" $root "className" $state.storageClassName) }}
+        storageClassName: {{ . }}
         {{- end }}
         resources:
           requests:
             storage: {{ $state.size }}
   {{- end }}
+{{- end }}
+
+{{/*
+The StorageClass of a volume: the component's own class, else global.storageClass. Takes
+(dict "root" $ "className" .Values.<component>.persistence.storageClassName). Empty: the
+cluster's default class.
+*/}}
+{{- define "supermarket.storageClass" -}}
+{{- .className | default .root.Values.global.storageClass }}
+{{- end }}
+
+{{/*
+The ports of a service's Service: the API (http) and actuator (management, for Prometheus).
+Takes (dict "root" $ "port" <service port>).
+*/}}
+{{- define "supermarket.servicePorts" -}}
+- name: http
+  port: {{ .port }}
+  targetPort: http
+  protocol: TCP
+- name: management
+  port: {{ .root.Values.managementPort }}
+  targetPort: management
+  protocol: TCP
 {{- end }}

@@ -155,6 +155,47 @@ class ComposeFileTest {
     }
 
     @Test
+    void givesTheLoadClientAResultDirectoryItsUserCanWrite() {
+        List<Object> volumes = (List<Object>) map(services.get("load-client")).get("volumes");
+        String results = volumes.stream().map(String.class::cast).filter(v -> v.contains(":/results"))
+                .findFirst().orElseThrow(() -> new AssertionError("load-client mounts nothing at /results"));
+        String source = results.substring(0, results.indexOf(':'));
+
+        // A bind mount (./runs) belongs to the host user; a new named volume is filled from the
+        // image's /results, with its owner.
+        assertThat(source).as("a named volume, not a host path").doesNotContain("/").doesNotStartWith(".");
+        assertThat(map(compose.get("volumes"))).containsKey(source);
+        String dockerfile = DeploymentFiles.read("load-client/Dockerfile");
+        String user = dockerfile.replaceAll("(?s).*\nUSER (\\S+).*", "$1");
+        assertThat(dockerfile).as("/results belongs to the image's user " + user)
+                .contains("mkdir /results && chown " + user + " /results");
+    }
+
+    @Test
+    void capsRabbitmqMemoryBelowItsContainerLimitAndLetsItShutDown() {
+        Map<String, Object> rabbitmq = map(services.get("rabbitmq"));
+        String limit = (String) map(map(map(rabbitmq.get("deploy")).get("resources")).get("limits")).get("memory");
+        String conf = DeploymentFiles.read("deploy/rabbitmq/rabbitmq.conf");
+
+        assertThat(conf).as("RabbitMQ does not reliably read the cgroup limit").doesNotContain("vm_memory_high_watermark.relative");
+        String watermark = conf.replaceAll("(?s).*\nvm_memory_high_watermark\\.absolute = (\\d+)MB\n.*", "$1");
+        assertThat(Long.parseLong(watermark) * 1_000_000).as("watermark vs. the %s limit", limit)
+                .isLessThanOrEqualTo((long) (0.6 * Workloads.mebibytes(limit.replace("G", "Gi")) * 1024 * 1024));
+        assertThat(rabbitmq.get("stop_grace_period")).as("time for a clean broker shutdown").isEqualTo("60s");
+    }
+
+    @Test
+    void checksTheServicesWithTheImagesOwnHealthCheck() {
+        List<Object> test = (List<Object>) map(compose.get("x-java-healthcheck")).get("test");
+
+        assertThat(test.getFirst()).isEqualTo("CMD");
+        for (String module : List.of("purchase-api", "store-service", "purchases-service")) {
+            assertThat(test.subList(1, test.size())).as(module)
+                    .isEqualTo(DockerfilesTest.healthCheckCommand(DeploymentFiles.read(module + "/Dockerfile")));
+        }
+    }
+
+    @Test
     void offersTheLoadClientAsAOneOffServiceAgainstTheLoadBalancer() {
         Map<String, Object> loadClient = map(services.get("load-client"));
 

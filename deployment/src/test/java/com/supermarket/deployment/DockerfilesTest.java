@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.yaml.snakeyaml.Yaml;
 
 /** The images: one Dockerfile per module, pinned, non-root, layered, health-checked. */
 class DockerfilesTest {
@@ -24,8 +25,8 @@ class DockerfilesTest {
     private static final Pattern FROM = Pattern.compile("(?m)^FROM\\s+(\\S+)");
 
     @ParameterizedTest(name = "{0}")
-    @CsvSource({"purchase-api, 8080", "store-service, 8081", "purchases-service, 8082"})
-    void buildsAServiceImageFromTheLayeredJarAsANonRootUserWithAHealthCheck(String module, int port) {
+    @CsvSource({"purchase-api, 8080, 9080", "store-service, 8081, 9081", "purchases-service, 8082, 9082"})
+    void buildsAServiceImageFromTheLayeredJarAsANonRootUserWithAHealthCheck(String module, int port, int managementPort) {
         String dockerfile = DeploymentFiles.read(module + "/Dockerfile");
 
         assertPinnedBaseImages(dockerfile);
@@ -36,8 +37,14 @@ class DockerfilesTest {
                         "COPY --from=build /build/extracted/snapshot-dependencies/ ./",
                         "COPY --from=build /build/extracted/application/ ./")
                 .contains("ENTRYPOINT [\"java\", \"org.springframework.boot.loader.launch.JarLauncher\"]")
-                .contains("SERVER_PORT=" + port).contains("EXPOSE " + port)
+                .contains("SERVER_PORT=" + port).contains("MANAGEMENT_PORT=" + managementPort)
+                .contains("EXPOSE " + port + " " + managementPort)
                 .containsPattern("(?m)^HEALTHCHECK .*\\n\\s+CMD \\[.*\"HealthCheck\", \"/actuator/health/readiness\"\\]");
+        assertThat(healthCheckCommand(dockerfile)).as("the service's JAVA_TOOL_OPTIONS stay out of the checking JVM")
+                .startsWith("env", "-u", "JAVA_TOOL_OPTIONS", "java");
+        assertThat(DeploymentFiles.read(module + "/src/main/resources/application.yml"))
+                .as("the image's MANAGEMENT_PORT is the service's own default")
+                .contains("port: ${MANAGEMENT_PORT:" + managementPort + "}");
         assertRunsAsNonRootAfterLastFrom(dockerfile);
     }
 
@@ -77,21 +84,39 @@ class DockerfilesTest {
             exchange.close();
         });
         server.start();
+        // The image's command as written, under a JAVA_TOOL_OPTIONS whose collector would clash
+        // with the command's own -XX:+UseSerialGC (values-xlarge.yaml sets -XX:+UseParallelGC).
+        List<String> command = healthCheckCommand(DeploymentFiles.read("purchase-api/Dockerfile"));
         try {
             int port = server.getAddress().getPort();
-            assertThat(runHealthCheck(classes, port, "/ready")).isZero();
-            assertThat(runHealthCheck(classes, port, "/down")).isEqualTo(1);
+            assertThat(runHealthCheck(command, classes, port, "/ready")).isZero();
+            assertThat(runHealthCheck(command, classes, port, "/down")).isEqualTo(1);
+            assertThat(runHealthCheck(command, classes, null, "/ready")).as("no MANAGEMENT_PORT").isEqualTo(1);
         } finally {
             server.stop(0);
         }
     }
 
-    private static int runHealthCheck(Path classes, int port, String path) throws IOException, InterruptedException {
+    /** The HEALTHCHECK's CMD array of a Dockerfile. */
+    static List<String> healthCheckCommand(String dockerfile) {
+        Matcher cmd = Pattern.compile("(?m)^\\s+CMD (\\[.*\\])$").matcher(dockerfile.substring(dockerfile.indexOf("HEALTHCHECK ")));
+        assertThat(cmd.find()).as("HEALTHCHECK CMD").isTrue();
+        return new Yaml().load(cmd.group(1));
+    }
+
+    private static int runHealthCheck(List<String> command, Path classes, Integer port, String path)
+            throws IOException, InterruptedException {
         String javaLauncher = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        ProcessBuilder builder = new ProcessBuilder(javaLauncher, "-Xmx8m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                "-cp", classes.toString(), "HealthCheck", path).redirectErrorStream(true);
-        builder.environment().put("SERVER_PORT", String.valueOf(port));
-        builder.environment().remove("JAVA_TOOL_OPTIONS");
+        List<String> local = command.stream()
+                .map(a -> a.equals("java") ? javaLauncher : a.equals("/opt/healthcheck") ? classes.toString() : a)
+                .map(a -> a.equals("/actuator/health/readiness") ? path : a)
+                .toList();
+        ProcessBuilder builder = new ProcessBuilder(local).redirectErrorStream(true);
+        builder.environment().remove("MANAGEMENT_PORT");
+        if (port != null) {
+            builder.environment().put("MANAGEMENT_PORT", String.valueOf(port));
+        }
+        builder.environment().put("JAVA_TOOL_OPTIONS", "-XX:+UseParallelGC -XX:MaxRAMPercentage=70");
         Process process = builder.start();
         process.getInputStream().transferTo(OutputStream.nullOutputStream());
         assertThat(process.waitFor(60, TimeUnit.SECONDS)).as("HealthCheck exits").isTrue();

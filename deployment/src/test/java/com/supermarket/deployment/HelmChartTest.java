@@ -12,6 +12,7 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.LabelSelector;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 import io.fabric8.kubernetes.api.model.Service;
@@ -20,6 +21,7 @@ import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscaler;
 import io.fabric8.kubernetes.api.model.networking.v1.Ingress;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -141,7 +143,8 @@ class HelmChartTest {
                             .anySatisfy(p -> assertThat(p.getName())
                                     .isEqualTo(service.getSpec().getPorts().getFirst().getTargetPort().getStrVal())));
         }
-        PodDisruptionBudget budget = ofKind(objects, PodDisruptionBudget.class).getFirst();
+        PodDisruptionBudget budget = ofKind(objects, PodDisruptionBudget.class).stream()
+                .filter(b -> b.getMetadata().getName().equals("supermarket-purchase-api")).findFirst().orElseThrow();
         assertThat(deployment(objects, "purchase-api").getSpec().getTemplate().getMetadata().getLabels())
                 .containsAllEntriesOf(budget.getSpec().getSelector().getMatchLabels());
         assertThat(budget.getSpec().getMinAvailable().getIntVal()).isPositive()
@@ -172,6 +175,95 @@ class HelmChartTest {
         assertThat((Integer) cluster.get("spec", "replicas")).isEqualTo(3);
         assertThat((List<Object>) cluster.get("spec", "rabbitmq", "additionalPlugins")).contains("rabbitmq_sharding");
         assertThat((Map<Object, Object>) cluster.get("spec", "resources")).containsKeys("requests", "limits");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("valuesFiles")
+    void noIngressPathReachesAManagementPort(String name, Path valuesFile) {
+        List<HasMetadata> objects = render(valuesFile);
+        List<Ingress> ingresses = ofKind(objects, Ingress.class);
+        assertThat(ingresses).isNotEmpty();
+        for (Ingress ingress : ingresses) {
+            for (var rule : ingress.getSpec().getRules()) {
+                for (var path : rule.getHttp().getPaths()) {
+                    var backend = path.getBackend().getService();
+                    Service service = ofKind(objects, Service.class).stream()
+                            .filter(s -> s.getMetadata().getName().equals(backend.getName())).findFirst().orElseThrow();
+                    var servicePort = service.getSpec().getPorts().stream()
+                            .filter(p -> p.getName().equals(backend.getPort().getName())
+                                    || Integer.valueOf(p.getPort()).equals(backend.getPort().getNumber()))
+                            .findFirst().orElseThrow();
+                    for (Deployment deployment : ofKind(objects, Deployment.class)) {
+                        if (!deployment.getSpec().getTemplate().getMetadata().getLabels().entrySet()
+                                .containsAll(service.getSpec().getSelector().entrySet())) {
+                            continue;
+                        }
+                        Container container = deployment.getSpec().getTemplate().getSpec().getContainers().getFirst();
+                        var target = container.getPorts().stream()
+                                .filter(p -> p.getName().equals(servicePort.getTargetPort().getStrVal())
+                                        || p.getContainerPort().equals(servicePort.getTargetPort().getIntVal()))
+                                .findFirst().orElseThrow();
+                        String management = env(container, "MANAGEMENT_PORT").getValue();
+                        assertThat(management).as("actuator apart from the API").isNotEqualTo(env(container, "SERVER_PORT").getValue());
+                        assertThat(String.valueOf(target.getContainerPort())).as("path %s of %s", path.getPath(),
+                                ingress.getMetadata().getName()).isNotEqualTo(management);
+                        assertThat(container.getReadinessProbe().getHttpGet().getPort().getStrVal()).isEqualTo("management");
+                        assertThat(ingress.getMetadata().getAnnotations())
+                                .as("the ALB checks readiness on the pod's management port, not through a path")
+                                .containsEntry("alb.ingress.kubernetes.io/healthcheck-port", management);
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    void keepsTheAlbHealthCheckOnTheManagementPortWhatEverTheExtraAnnotationsSay() {
+        Ingress ingress = ofKind(HelmChart.objects(HelmChart.template(null, Map.of(
+                "purchaseApi.ingress.annotations.alb\\.ingress\\.kubernetes\\.io/healthcheck-port", "traffic-port"))),
+                Ingress.class).getFirst();
+
+        assertThat(ingress.getMetadata().getAnnotations())
+                .containsEntry("alb.ingress.kubernetes.io/healthcheck-port", "9090");
+    }
+
+    @Test
+    void servesTheApiOverTlsFromTheAcmCertificateRedirectsHttpAndAcceptsOnlyTheGivenCidrs() {
+        String certificate = "arn:aws:acm:us-east-1:123456789012:certificate/0a1b2c3d";
+        Ingress ingress = ofKind(HelmChart.objects(HelmChart.template(null, Map.of(
+                "purchaseApi.ingress.certificateArn", certificate,
+                "purchaseApi.ingress.inboundCidrs[0]", "203.0.113.0/24"))), Ingress.class).getFirst();
+
+        assertThat(ingress.getMetadata().getAnnotations())
+                .containsEntry("alb.ingress.kubernetes.io/certificate-arn", certificate)
+                .containsEntry("alb.ingress.kubernetes.io/listen-ports", "[{\"HTTP\": 80}, {\"HTTPS\": 443}]")
+                .containsEntry("alb.ingress.kubernetes.io/ssl-redirect", "443")
+                .containsEntry("alb.ingress.kubernetes.io/inbound-cidrs", "203.0.113.0/24")
+                .containsKey("alb.ingress.kubernetes.io/ssl-policy");
+        assertThat(ofKind(render(null), Ingress.class).getFirst().getMetadata().getAnnotations())
+                .as("without a certificate: plain HTTP only")
+                .containsEntry("alb.ingress.kubernetes.io/listen-ports", "[{\"HTTP\": 80}]")
+                .doesNotContainKey("alb.ingress.kubernetes.io/ssl-redirect");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("valuesFiles")
+    void everyVolumeNamesAStorageClassThatTerraformCreates(String name, Path valuesFile) {
+        List<HasMetadata> objects = render(valuesFile);
+        List<String> classes = new ArrayList<>();
+        classes.add((String) rabbitmqCluster(objects).get("spec", "persistence", "storageClassName"));
+        ofKind(objects, PersistentVolumeClaim.class).forEach(c -> classes.add(c.getSpec().getStorageClassName()));
+        ofKind(objects, StatefulSet.class).forEach(s -> s.getSpec().getVolumeClaimTemplates()
+                .forEach(c -> classes.add(c.getSpec().getStorageClassName())));
+
+        List<String> created = TerraformFiles.blocks("resource").stream()
+                .filter(b -> b.labels().getFirst().equals("kubernetes_storage_class_v1"))
+                .peek(b -> assertThat(b.attribute("storage_provisioner")).isEqualTo("\"ebs.csi.aws.com\""))
+                .map(b -> b.nested("metadata").getFirst())
+                .map(metadata -> metadata.replaceAll("(?s).*?name\\s*=\\s*\"([^\"]+)\".*", "$1"))
+                .toList();
+        assertThat(classes).as("every volume names a class (EKS 1.30+ has no default one)")
+                .isNotEmpty().allSatisfy(c -> assertThat(c).isIn(created));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -247,7 +339,86 @@ class HelmChartTest {
     @Test
     void refusesAnUnknownStore() {
         assertThatThrownBy(() -> HelmChart.template(null, Map.of("persistence.store", "postgres")))
-                .hasMessageContaining("persistence.store must be mysql or dynamodb");
+                .hasMessageContaining("persistence").hasMessageContaining("mysql");
+    }
+
+    @Test
+    void refusesAMisspeltValueThroughTheSchema() {
+        assertThatThrownBy(() -> HelmChart.template(null, Map.of("purchaseApi.replicaCont", "3")))
+                .hasMessageContaining("replicaCont");
+        assertThatThrownBy(() -> HelmChart.template(null, Map.of("storeService.replicaCount", "2")))
+                .as("store-service keeps its counts in memory: one instance").hasMessageContaining("replicaCount");
+    }
+
+    @Test
+    void shipsScrapeConfigurationAlertsAndADashboard() {
+        List<HasMetadata> objects = HelmChart.objects(HelmChart.template(null, Map.of(
+                "metrics.serviceMonitor.enabled", "true", "metrics.prometheusRule.enabled", "true")));
+        List<GenericKubernetesResource> monitors = ofKind(objects, GenericKubernetesResource.class).stream()
+                .filter(o -> o.getKind().equals("ServiceMonitor")).toList();
+
+        assertThat(monitors).hasSize(2);
+        GenericKubernetesResource services = monitors.stream()
+                .filter(m -> m.getMetadata().getName().equals("supermarket")).findFirst().orElseThrow();
+        Map<String, Object> endpoint = DeploymentFiles.map(((List<?>) services.get("spec", "endpoints")).getFirst());
+        assertThat(endpoint).containsEntry("port", "management").containsEntry("path", "/actuator/prometheus");
+        for (Service service : ofKind(objects, Service.class)) {
+            assertThat(service.getSpec().getPorts()).extracting("name").as(service.getMetadata().getName())
+                    .contains("management");
+        }
+        GenericKubernetesResource broker = monitors.stream()
+                .filter(m -> m.getMetadata().getName().equals("supermarket-rabbitmq")).findFirst().orElseThrow();
+        assertThat(broker.get("spec", "endpoints").toString()).contains("port=prometheus", "/metrics/detailed",
+                "queue_coarse_metrics", "queue_consumer_count");
+
+        GenericKubernetesResource rule = ofKind(objects, GenericKubernetesResource.class).stream()
+                .filter(o -> o.getKind().equals("PrometheusRule")).findFirst().orElseThrow();
+        assertThat(rule.get("spec", "groups").toString()).contains("SupermarketShardBacklogGrowing",
+                "SupermarketPurchasesRefused", "SupermarketShardWithoutConsumer", "SupermarketServiceDown");
+        ConfigMap dashboard = ofKind(objects, ConfigMap.class).stream()
+                .filter(c -> c.getMetadata().getName().equals("supermarket-dashboard")).findFirst().orElseThrow();
+        assertThat(dashboard.getMetadata().getLabels()).containsEntry("grafana_dashboard", "1");
+        assertThat(dashboard.getData().get("supermarket-dashboard.json"))
+                .isEqualTo(DeploymentFiles.read("helm/supermarket/files/grafana/supermarket-dashboard.json").strip());
+    }
+
+    @Test
+    void letsOnlyTheServicesReachTheBrokerAndKeepsTheOthersOffTheDatabase() {
+        List<HasMetadata> objects = render(null);
+        List<NetworkPolicy> policies = ofKind(objects, NetworkPolicy.class);
+        NetworkPolicy broker = policies.stream().filter(p -> p.getMetadata().getName().equals("supermarket-rabbitmq"))
+                .findFirst().orElseThrow();
+
+        assertThat(broker.getSpec().getPolicyTypes()).containsExactly("Ingress");
+        var fromServices = broker.getSpec().getIngress().getFirst().getFrom().getFirst().getPodSelector();
+        assertThat(fromServices.getMatchExpressions().getFirst().getValues())
+                .containsExactlyInAnyOrder("purchase-api", "store-service", "purchases-service");
+        assertThat(broker.getSpec().getIngress()).allSatisfy(rule -> assertThat(rule.getFrom()).isNotEmpty());
+        for (String component : List.of("purchase-api", "store-service")) {
+            NetworkPolicy egress = policies.stream()
+                    .filter(p -> p.getMetadata().getName().equals("supermarket-" + component + "-egress")).findFirst().orElseThrow();
+            assertThat(workload(objects, component).template().getMetadata().getLabels())
+                    .containsAllEntriesOf(egress.getSpec().getPodSelector().getMatchLabels());
+            assertThat(egress.getSpec().getEgress()).allSatisfy(rule -> assertThat(rule.getTo()).isNotEmpty())
+                    .flatExtracting(rule -> rule.getPorts()).extracting(p -> p.getPort().getIntVal())
+                    .as("the broker and DNS only").containsOnly(5672, 15672, 53);
+        }
+        assertThat(policies).as("purchases-service reaches the database and AWS").noneMatch(p -> p.getMetadata().getName()
+                .startsWith("supermarket-purchases-service"));
+    }
+
+    @Test
+    void keepsABrokerMajorityThroughDrainsAndSpreadsTheApi() {
+        List<HasMetadata> objects = render(null);
+        PodDisruptionBudget broker = ofKind(objects, PodDisruptionBudget.class).stream()
+                .filter(b -> b.getMetadata().getName().equals("supermarket-rabbitmq")).findFirst().orElseThrow();
+
+        assertThat(broker.getSpec().getMaxUnavailable().getIntVal()).isEqualTo(1);
+        assertThat(broker.getSpec().getSelector().getMatchLabels()).containsEntry("app.kubernetes.io/name", "supermarket-rabbitmq");
+        var spread = deployment(objects, "purchase-api").getSpec().getTemplate().getSpec().getTopologySpreadConstraints();
+        assertThat(spread).extracting("topologyKey").containsExactly("topology.kubernetes.io/zone", "kubernetes.io/hostname");
+        assertThat(spread).allSatisfy(c -> assertThat(deployment(objects, "purchase-api").getSpec().getTemplate()
+                .getMetadata().getLabels()).containsAllEntriesOf(c.getLabelSelector().getMatchLabels()));
     }
 
     @Test
@@ -257,17 +428,17 @@ class HelmChartTest {
         assertThat(store.getSpec().getReplicas()).isEqualTo(1);
         PersistentVolumeClaim claim = store.getSpec().getVolumeClaimTemplates().getFirst();
         assertThat(claim.getSpec().getAccessModes()).containsExactly("ReadWriteOnce");
-        assertThat(claim.getSpec().getStorageClassName()).as("empty: the cluster's default class").isNull();
+        assertThat(claim.getSpec().getStorageClassName()).as("global.storageClass").isEqualTo("gp3");
         assertThat(claim.getSpec().getResources().getRequests().get("storage")).hasToString("2Gi");
         Container container = store.getSpec().getTemplate().getSpec().getContainers().getFirst();
         String mountPath = container.getVolumeMounts().stream().filter(m -> m.getName().equals(claim.getMetadata().getName()))
                 .findFirst().orElseThrow().getMountPath();
         assertThat(env(container, "STORE_STATE_DIR").getValue()).isEqualTo(mountPath);
 
-        StatefulSet onGp3 = storeService(HelmChart.objects(HelmChart.template(null, Map.of(
-                "storeService.persistence.storageClass", "gp3", "storeService.persistence.size", "5Gi"))));
-        assertThat(onGp3.getSpec().getVolumeClaimTemplates().getFirst().getSpec().getStorageClassName()).isEqualTo("gp3");
-        assertThat(onGp3.getSpec().getVolumeClaimTemplates().getFirst().getSpec().getResources().getRequests()
+        StatefulSet onIo2 = storeService(HelmChart.objects(HelmChart.template(null, Map.of(
+                "storeService.persistence.storageClassName", "io2", "storeService.persistence.size", "5Gi"))));
+        assertThat(onIo2.getSpec().getVolumeClaimTemplates().getFirst().getSpec().getStorageClassName()).isEqualTo("io2");
+        assertThat(onIo2.getSpec().getVolumeClaimTemplates().getFirst().getSpec().getResources().getRequests()
                 .get("storage")).hasToString("5Gi");
     }
 
@@ -335,10 +506,13 @@ class HelmChartTest {
                 .findFirst().orElseThrow(() -> new AssertionError("no Deployment " + component));
     }
 
-    static Container container(List<HasMetadata> objects, String component) {
+    static Workload workload(List<HasMetadata> objects, String component) {
         return workloads(objects).stream().filter(w -> w.name().equals("supermarket-" + component)).findFirst()
-                .orElseThrow(() -> new AssertionError("no workload " + component))
-                .template().getSpec().getContainers().getFirst();
+                .orElseThrow(() -> new AssertionError("no workload " + component));
+    }
+
+    static Container container(List<HasMetadata> objects, String component) {
+        return workload(objects, component).template().getSpec().getContainers().getFirst();
     }
 
     private static EnvVar env(Container container, String name) {

@@ -106,6 +106,8 @@ class TerraformFilesTest {
         TerraformFiles.Block ecr = resource("aws_ecr_repository", "images");
         assertThat(ecr.attribute("name")).isEqualTo("\"supermarket/${each.key}\"");
         assertThat(ecr.attribute("image_tag_mutability")).isEqualTo("\"IMMUTABLE\"");
+        assertThat(ecr.attribute("force_delete")).as("a repository with images must not block terraform destroy")
+                .isEqualTo("true");
 
         List<HasMetadata> objects = HelmChart.objects(HelmChart.template(null, Map.of("imageRegistry", "registry.example")));
         for (Deployment deployment : HelmChartTest.ofKind(objects, Deployment.class)) {
@@ -115,6 +117,17 @@ class TerraformFilesTest {
             assertThat(repositories).as("an ECR repository for " + image).contains("\"" + repository + "\"");
         }
         assertThat(repositories).contains("\"load-client\"");
+    }
+
+    @Test
+    void installsTheAddOnsTheChartReliesOn() {
+        String eks = TerraformFiles.blocks("module").stream().filter(b -> b.label().equals("eks")).findFirst()
+                .orElseThrow().body();
+        assertThat(eks).as("the EBS CSI driver provisions the broker's volumes").contains("aws-ebs-csi-driver = {");
+        assertThat(eks).as("the VPC CNI enforces the chart's NetworkPolicies").contains("enableNetworkPolicy = \"true\"");
+        assertThat(TerraformFiles.blocks("module")).extracting(TerraformFiles.Block::label)
+                .as("IRSA roles of the controllers the walkthrough installs")
+                .contains("ebs_csi_irsa", "load_balancer_controller_irsa", "cluster_autoscaler_irsa");
     }
 
     @Test

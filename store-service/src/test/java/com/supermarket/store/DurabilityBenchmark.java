@@ -46,6 +46,7 @@ public final class DurabilityBenchmark {
     private static final int ITEMS = 100_000;
     private static final int SHARDS = 4;
     private static final String PORT = System.getenv().getOrDefault("STORE_PORT", "18401");
+    private static final String MANAGEMENT_PORT = System.getenv().getOrDefault("STORE_MANAGEMENT_PORT", "18411");
 
     private DurabilityBenchmark() {
     }
@@ -72,7 +73,7 @@ public final class DurabilityBenchmark {
                     long total = fill(broker, messages, perMessage);
                     Path state = Files.createTempDirectory("store-cost");
                     try (ServiceProcess service = new ServiceProcess(broker, Map.of(
-                            "BROKER_SHARDS_PER_NODE", Integer.toString(SHARDS), "SERVER_PORT", PORT,
+                            "BROKER_SHARDS_PER_NODE", Integer.toString(SHARDS), "SERVER_PORT", PORT, "MANAGEMENT_PORT", MANAGEMENT_PORT,
                             "STORE_DURABILITY_ENABLED", Boolean.toString(enabled),
                             "STORE_STATE_DIR", state.toString()), serviceJvmOptions())) {
                         service.start("durability-cost");
@@ -168,7 +169,7 @@ public final class DurabilityBenchmark {
 
     private static void timeStart(TestBroker broker, int round, String what, Path state) throws Exception {
         try (ServiceProcess service = new ServiceProcess(broker, Map.of(
-                "BROKER_SHARDS_PER_NODE", Integer.toString(SHARDS), "SERVER_PORT", PORT,
+                "BROKER_SHARDS_PER_NODE", Integer.toString(SHARDS), "SERVER_PORT", PORT, "MANAGEMENT_PORT", MANAGEMENT_PORT,
                 "STORE_STATE_DIR", state.toString()), serviceJvmOptions())) {
             long started = System.nanoTime();
             service.start("durability-restart");

@@ -30,6 +30,7 @@ final class ServiceProcess implements AutoCloseable {
     private final Map<String, String> settings;
     private final String[] jvmOptions;
     private final int port;
+    private final int managementPort;
     private final HttpClient http = HttpClient.newHttpClient();
     private Process process;
     private Path output;
@@ -44,6 +45,8 @@ final class ServiceProcess implements AutoCloseable {
         this.settings = Map.copyOf(settings);
         this.jvmOptions = jvmOptions.clone();
         this.port = settings.containsKey("SERVER_PORT") ? Integer.parseInt(settings.get("SERVER_PORT")) : freePort();
+        this.managementPort = settings.containsKey("MANAGEMENT_PORT")
+                ? Integer.parseInt(settings.get("MANAGEMENT_PORT")) : freePort();
     }
 
     void start(String outputName) throws IOException {
@@ -62,6 +65,7 @@ final class ServiceProcess implements AutoCloseable {
         env.put("RABBITMQ_VHOST", broker.vhost());
         env.put("RABBITMQ_MANAGEMENT_URL", "http://" + broker.host() + ":15672");
         env.put("SERVER_PORT", Integer.toString(port));
+        env.put("MANAGEMENT_PORT", Integer.toString(managementPort));
         env.put("LOG_FORMAT", "");
         env.putAll(settings);
         builder.environment().putAll(env);
@@ -90,7 +94,7 @@ final class ServiceProcess implements AutoCloseable {
 
     boolean isReady() {
         try {
-            return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/actuator/health/readiness"))
+            return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + managementPort + "/actuator/health/readiness"))
                     .build(), HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
         } catch (IOException e) {
             return false;
@@ -112,7 +116,7 @@ final class ServiceProcess implements AutoCloseable {
 
     /** The sum of one Prometheus counter or gauge, e.g. {@code store_purchases_applied_total}. */
     double metric(String name) throws IOException, InterruptedException {
-        String body = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/actuator/prometheus"))
+        String body = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + managementPort + "/actuator/prometheus"))
                 .build(), HttpResponse.BodyHandlers.ofString()).body();
         return body.lines().filter(line -> line.startsWith(name + " ") || line.startsWith(name + "{"))
                 .mapToDouble(line -> Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1))).sum();

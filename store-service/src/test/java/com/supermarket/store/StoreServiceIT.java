@@ -37,7 +37,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.TestConfiguration;
-import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.boot.test.web.server.LocalManagementPort;
 import org.springframework.context.annotation.Bean;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -56,8 +56,9 @@ class StoreServiceIT {
     private static Connection connection;
     private static RpcClient rpc;
 
-    @LocalServerPort
-    int port;
+    /** Actuator listens on a management port of its own (MANAGEMENT_PORT; random in this test). */
+    @LocalManagementPort
+    int managementPort;
 
     @DynamicPropertySource
     static void broker(DynamicPropertyRegistry registry) {
@@ -300,7 +301,7 @@ class StoreServiceIT {
     private String get(String path) {
         try {
             HttpResponse<String> response = HttpClient.newHttpClient().send(
-                    HttpRequest.newBuilder(URI.create("http://localhost:" + port + path)).build(),
+                    HttpRequest.newBuilder(URI.create("http://localhost:" + managementPort + path)).build(),
                     HttpResponse.BodyHandlers.ofString());
             return response.body();
         } catch (Exception e) {

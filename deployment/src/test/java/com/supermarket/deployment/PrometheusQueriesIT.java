@@ -1,0 +1,324 @@
+package com.supermarket.deployment;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.yaml.snakeyaml.Yaml;
+
+/**
+ * The chart's dashboard and alerts against live metrics: a RabbitMQ node of this test's own (with
+ * rabbitmq_prometheus and the sharding plugin, on its own ports and data directory, so the
+ * shared broker is left alone), the three services started from their jars against it and the
+ * local MariaDB, and a real Prometheus scraping them the way the chart's ServiceMonitors do
+ * (same paths, the broker's per-queue endpoint, job = Service name) with the chart's rules file
+ * loaded. After some purchases (accepted, rejected, and refused under a memory alarm), every
+ * dashboard query and every metric an alert reads must return series, and Prometheus must
+ * evaluate every rule without error.
+ *
+ * <p>Needs the service jars (build the reactor, or
+ * {@code -pl purchase-api,store-service,purchases-service,deployment -am verify}), Debian's
+ * {@code prometheus} and {@code rabbitmq-server}, and MariaDB on 3306. Ports: 100 from
+ * {@code -Dobservability.portBase} (18100). Logs: {@code deployment/target/observability-it}.
+ */
+class PrometheusQueriesIT {
+
+    private static final int BASE = Integer.getInteger("observability.portBase", 18100);
+    private static final int API = BASE;
+    private static final int STORE = BASE + 1;
+    private static final int PURCHASES = BASE + 2;
+    private static final int MANAGEMENT = BASE + 10;
+    private static final int AMQP = BASE + 50;
+    private static final int BROKER_DIST = BASE + 51;
+    private static final int BROKER_HTTP = BASE + 52;
+    private static final int BROKER_METRICS = BASE + 53;
+    private static final int CTL_DIST_MIN = BASE + 60;
+    private static final int PROMETHEUS = BASE + 90;
+    private static final String NODE = "supermarket-observability-it@localhost";
+    private static final String RABBITMQ_BIN = System.getProperty("rabbitmq.bin", "/usr/lib/rabbitmq/bin");
+    private static final String DATABASE = System.getProperty("observability.database", "purchases_observability_it");
+    private static final Pattern SELECTOR = Pattern.compile("[a-zA-Z_:][a-zA-Z0-9_:]*(\\{[^}]*\\}|(?=\\[))");
+
+    private static final int ACCEPTED = 40;
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private static final List<Process> STARTED = new ArrayList<>();
+    private static Path dir;
+
+    @BeforeAll
+    static void startBrokerServicesAndPrometheus() throws Exception {
+        // Logs and data under target/, kept after the run for a look at what failed.
+        dir = DeploymentFiles.resolve("deployment/target/observability-it");
+        deleteRecursively(dir);
+        Files.createDirectories(dir);
+        startBroker();
+        // Its counts' state in the run's folder, so each run starts empty.
+        startService("store-service", STORE, MANAGEMENT + 1, Map.of("STORE_STATE_DIR", dir.resolve("store-state").toString()));
+        startService("purchases-service", PURCHASES, MANAGEMENT + 2, Map.of("SPRING_PROFILES_ACTIVE", "mysql",
+                "MYSQL_URL", "jdbc:mysql://127.0.0.1:3306/" + DATABASE + "?createDatabaseIfNotExist=true"));
+        startService("purchase-api", API, MANAGEMENT, Map.of());
+        for (int port = MANAGEMENT; port <= MANAGEMENT + 2; port++) {
+            String readiness = "http://127.0.0.1:" + port + "/actuator/health/readiness";
+            await("readiness at " + readiness).atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofSeconds(1))
+                    .ignoreExceptions().until(() -> get(readiness).statusCode() == 200);
+        }
+        startPrometheus();
+    }
+
+    @AfterAll
+    static void stopEverything() throws Exception {
+        try {
+            if (dir != null) {
+                ctl("stop");
+            }
+        } finally {
+            for (Process process : STARTED.reversed()) {
+                process.destroy();
+                if (!process.waitFor(30, TimeUnit.SECONDS)) {
+                    process.destroyForcibly();
+                }
+            }
+            deleteRecursively(dir.resolve("tsdb"));
+            deleteRecursively(dir.resolve("mnesia"));
+        }
+    }
+
+    private static void deleteRecursively(Path path) throws IOException {
+        if (Files.exists(path)) {
+            try (Stream<Path> files = Files.walk(path)) {
+                for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
+                    Files.delete(file);
+                }
+            }
+        }
+    }
+
+    @Test
+    void everyDashboardQueryAndEveryAlertsMetricsReturnSeriesAndEveryRuleEvaluates() throws Exception {
+        makePurchases();
+
+        Map<String, String> queries = new LinkedHashMap<>(PrometheusRulesTest.dashboardQueries());
+        for (Map<String, Object> alert : PrometheusRulesTest.alerts()) {
+            String expr = (String) alert.get("expr");
+            Matcher selector = SELECTOR.matcher(expr);
+            while (selector.find()) {
+                queries.put(alert.get("alert") + ": " + selector.group(), selector.group());
+            }
+        }
+        Set<String> empty = new LinkedHashSet<>(queries.keySet());
+        await("series for every query").atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofSeconds(3))
+                .untilAsserted(() -> {
+                    for (String name : List.copyOf(empty)) {
+                        if (!result(queries.get(name)).isEmpty()) {
+                            empty.remove(name);
+                        }
+                    }
+                    assertThat(empty).as("queries without series").isEmpty();
+                });
+
+        // The series carry what happened: every accepted purchase was counted and stored. A
+        // refused one (503: no confirm in time) may still arrive once the alarm clears.
+        await("the purchases in the metrics").atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofSeconds(2))
+                .untilAsserted(() -> {
+                    double accepted = value("sum(purchases_accepted_total)");
+                    double refused = value("sum(purchases_refused_total)");
+                    assertThat(accepted).isGreaterThanOrEqualTo(ACCEPTED);
+                    assertThat(refused).isPositive();
+                    assertThat(value("sum(store_purchases_applied_total)")).isBetween(accepted, accepted + refused);
+                    assertThat(value("sum(purchases_stored_total)")).isBetween(accepted, accepted + refused);
+                });
+
+        for (Map<String, Object> alert : PrometheusRulesTest.alerts()) {
+            result((String) alert.get("expr")); // runs without a PromQL error (an alert that is not firing has no series)
+        }
+        await("every rule evaluated").atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+            List<Map<String, Object>> rules = new ArrayList<>();
+            for (Object group : (List<?>) DeploymentFiles.map(prometheus("/api/v1/rules").get("data")).get("groups")) {
+                for (Object rule : (List<?>) DeploymentFiles.map(group).get("rules")) {
+                    rules.add(DeploymentFiles.map(rule));
+                }
+            }
+            assertThat(rules).hasSize(PrometheusRulesTest.alerts().size())
+                    .allSatisfy(rule -> assertThat(rule.get("health")).as("%s: %s", rule.get("name"), rule.get("lastError"))
+                            .isEqualTo("ok"));
+        });
+    }
+
+    @Test
+    void actuatorAnswersOnlyOnTheManagementPortNeverOnTheApiPort() throws Exception {
+        for (int i = 0; i < 3; i++) {
+            for (String path : List.of("/actuator/health", "/actuator/prometheus")) {
+                assertThat(get("http://127.0.0.1:" + (API + i) + path).statusCode()).as("API port, " + path).isEqualTo(404);
+                assertThat(get("http://127.0.0.1:" + (MANAGEMENT + i) + path).statusCode()).as("management port, " + path)
+                        .isEqualTo(200);
+            }
+        }
+    }
+
+    /** Accepted (201), rejected (400: no such store) and refused (503: the broker blocks publishers) purchases. */
+    private static void makePurchases() throws Exception {
+        for (int i = 0; i < ACCEPTED; i++) {
+            assertThat(purchase(1 + i % 8).statusCode()).isEqualTo(201);
+        }
+        assertThat(purchase(999_999).statusCode()).isEqualTo(400);
+        ctl("set_vm_memory_high_watermark", "absolute", "1");
+        try {
+            await("a refusal while the broker blocks publishers").atMost(Duration.ofMinutes(1))
+                    .until(() -> purchase(1).statusCode() == 503);
+        } finally {
+            ctl("set_vm_memory_high_watermark", "0.4");
+        }
+        await("accepted again").atMost(Duration.ofMinutes(1)).until(() -> purchase(2).statusCode() == 201);
+    }
+
+    private static HttpResponse<String> purchase(int store) throws IOException, InterruptedException {
+        String body = "{\"items\":[{\"ItemID\":\"" + (1 + store % 50) + "\",\"numberOfItems\":2}]}";
+        return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + API + "/purchase/" + store
+                        + "/customer/" + (store * 1000) + "/date/20210101"))
+                .header("Content-Type", "application/json").timeout(Duration.ofSeconds(20))
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** The result vector of an instant query; fails on a PromQL error. */
+    private static List<?> result(String query) throws Exception {
+        Map<String, Object> answer = prometheus("/api/v1/query?query=" + URLEncoder.encode(query, StandardCharsets.UTF_8));
+        assertThat(answer.get("status")).as("%s: %s", query, answer.get("error")).isEqualTo("success");
+        return (List<?>) DeploymentFiles.map(answer.get("data")).get("result");
+    }
+
+    /** The single value of an instant query that returns one series. */
+    private static double value(String query) throws Exception {
+        List<?> result = result(query);
+        assertThat(result).as(query).hasSize(1);
+        return Double.parseDouble(String.valueOf(((List<?>) DeploymentFiles.map(result.getFirst()).get("value")).get(1)));
+    }
+
+    private static Map<String, Object> prometheus(String path) throws Exception {
+        return new Yaml().load(get("http://127.0.0.1:" + PROMETHEUS + path).body());
+    }
+
+    private static HttpResponse<String> get(String url) throws IOException, InterruptedException {
+        return HTTP.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(5)).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static void startBroker() throws Exception {
+        Path server = Path.of(RABBITMQ_BIN, "rabbitmq-server");
+        assertThat(server).as("rabbitmq-server (Debian: apt-get install rabbitmq-server; or -Drabbitmq.bin)").isExecutable();
+        Files.writeString(dir.resolve("rabbitmq.conf"), """
+                listeners.tcp.default = %d
+                management.tcp.port = %d
+                prometheus.tcp.port = %d
+                """.formatted(AMQP, BROKER_HTTP, BROKER_METRICS));
+        Files.writeString(dir.resolve("enabled_plugins"), "[rabbitmq_management,rabbitmq_sharding,rabbitmq_prometheus].");
+        ProcessBuilder builder = new ProcessBuilder(server.toString());
+        brokerEnvironment(builder.environment());
+        start(builder, "rabbitmq");
+        await("the test's RabbitMQ node").atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofSeconds(1))
+                .ignoreExceptions().until(() -> get("http://127.0.0.1:" + BROKER_METRICS + "/metrics").statusCode() == 200);
+    }
+
+    private static void brokerEnvironment(Map<String, String> env) {
+        env.put("HOME", dir.toString()); // its own Erlang cookie, shared with the ctl calls below
+        env.put("RABBITMQ_NODENAME", NODE);
+        env.put("RABBITMQ_DIST_PORT", String.valueOf(BROKER_DIST));
+        env.put("RABBITMQ_CTL_DIST_PORT_MIN", String.valueOf(CTL_DIST_MIN));
+        env.put("RABBITMQ_CTL_DIST_PORT_MAX", String.valueOf(CTL_DIST_MIN + 9));
+        env.put("RABBITMQ_CONFIG_FILE", dir.resolve("rabbitmq.conf").toString());
+        env.put("RABBITMQ_ENABLED_PLUGINS_FILE", dir.resolve("enabled_plugins").toString());
+        env.put("RABBITMQ_MNESIA_BASE", dir.resolve("mnesia").toString());
+        env.put("RABBITMQ_LOG_BASE", dir.resolve("log").toString());
+        env.put("RABBITMQ_PID_FILE", dir.resolve("rabbitmq.pid").toString());
+        env.put("RABBITMQ_PLUGINS_EXPAND_DIR", dir.resolve("plugins-expand").toString());
+    }
+
+    private static void ctl(String... args) throws Exception {
+        List<String> command = new ArrayList<>(List.of(Path.of(RABBITMQ_BIN, "rabbitmqctl").toString(), "-n", NODE));
+        command.addAll(List.of(args));
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(dir.resolve("rabbitmqctl.log").toFile());
+        brokerEnvironment(builder.environment());
+        Process process = builder.start();
+        assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(process.exitValue()).as("rabbitmqctl %s: %s", String.join(" ", args),
+                Files.readString(dir.resolve("rabbitmqctl.log"))).isZero();
+    }
+
+    private static void startService(String module, int port, int managementPort, Map<String, String> extra) throws IOException {
+        Path jar = DeploymentFiles.resolve(module + "/target/" + module + "-0.1.0-SNAPSHOT.jar");
+        assertThat(jar).as("%s's jar: build it first (./mvnw -pl purchase-api,store-service,purchases-service,deployment -am verify)",
+                module).isRegularFile();
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        ProcessBuilder builder = new ProcessBuilder(java, "-Xmx256m", "-XX:TieredStopAtLevel=1", "-jar", jar.toString());
+        Map<String, String> env = builder.environment();
+        env.put("SERVER_PORT", String.valueOf(port));
+        env.put("MANAGEMENT_PORT", String.valueOf(managementPort));
+        env.put("RABBITMQ_HOST", "127.0.0.1");
+        env.put("RABBITMQ_PORT", String.valueOf(AMQP));
+        env.put("RABBITMQ_VHOST", "/");
+        env.put("RABBITMQ_MANAGEMENT_URL", "http://127.0.0.1:" + BROKER_HTTP);
+        env.put("BROKER_SHARDS_PER_NODE", "2");
+        env.put("LOG_FORMAT", "");
+        env.remove("JAVA_TOOL_OPTIONS");
+        env.putAll(extra);
+        start(builder, module);
+    }
+
+    private static void startPrometheus() throws Exception {
+        String scrape = """
+                  - job_name: supermarket-%s
+                    metrics_path: /actuator/prometheus
+                    static_configs: [{targets: ["127.0.0.1:%d"]}]
+                """;
+        Files.writeString(dir.resolve("prometheus.yml"), """
+                global:
+                  scrape_interval: 2s
+                  evaluation_interval: 2s
+                rule_files: ["%s"]
+                scrape_configs:
+                %s%s%s  - job_name: supermarket-rabbitmq
+                    static_configs: [{targets: ["127.0.0.1:%d"]}]
+                  - job_name: supermarket-rabbitmq-detailed
+                    metrics_path: /metrics/detailed
+                    params: {family: [queue_coarse_metrics, queue_consumer_count], vhost: ["/"]}
+                    static_configs: [{targets: ["127.0.0.1:%d"]}]
+                """.formatted(PrometheusRulesTest.RULES, scrape.formatted("purchase-api", MANAGEMENT),
+                scrape.formatted("store-service", MANAGEMENT + 1), scrape.formatted("purchases-service", MANAGEMENT + 2),
+                BROKER_METRICS, BROKER_METRICS));
+        start(new ProcessBuilder("prometheus", "--config.file=" + dir.resolve("prometheus.yml"),
+                "--storage.tsdb.path=" + dir.resolve("tsdb"), "--web.listen-address=127.0.0.1:" + PROMETHEUS), "prometheus");
+        await("Prometheus").atMost(Duration.ofSeconds(30)).ignoreExceptions()
+                .until(() -> get("http://127.0.0.1:" + PROMETHEUS + "/-/ready").statusCode() == 200);
+    }
+
+    private static void start(ProcessBuilder builder, String name) throws IOException {
+        builder.redirectErrorStream(true).redirectOutput(dir.resolve(name + ".log").toFile());
+        try {
+            STARTED.add(builder.start());
+        } catch (IOException e) {
+            throw new AssertionError("cannot start " + name + " (" + builder.command().getFirst() + "): " + e.getMessage(), e);
+        }
+    }
+}

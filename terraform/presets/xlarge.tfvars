@@ -1,0 +1,11 @@
+# Nodes for helm/supermarket/values-xlarge.yaml (4-CPU-limit pods on 4 vCPU / 16 GiB nodes):
+#   terraform apply -var-file=presets/xlarge.tfvars
+# deployment/NodeFitTest checks that the preset fits these nodes at its minimum with one rolling
+# update, and at the HPA's maximum on node_count.max (the Cluster Autoscaler adds the nodes).
+node_instance_type = "m5.xlarge"
+
+node_count = {
+  min     = 5
+  max     = 8
+  desired = 5
+}
