@@ -20,7 +20,8 @@
 # Environment: API_PORT, STORE_PORT, PURCHASES_PORT (8080..8082), API_MANAGEMENT_PORT,
 #   STORE_MANAGEMENT_PORT, PURCHASES_MANAGEMENT_PORT (actuator: 9080..9082), DYNAMODB_LOCAL_PORT (8000),
 #   SERVICE_JAVA_OPTS (-Xmx768m), MYSQL_URL (jdbc:mysql://127.0.0.1:3306/purchases_local?
-#   createDatabaseIfNotExist=true), and the services' own variables (RABBITMQ_HOST, ...).
+#   createDatabaseIfNotExist=true), STORE_STATE_DIR (store-service's counts on disk; default
+#   <run folder>/store-state), and the services' own variables (RABBITMQ_HOST, ...).
 set -euo pipefail
 
 SCRIPT_NAME=run-local

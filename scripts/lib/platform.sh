@@ -152,7 +152,9 @@ start_platform() {
     start_dynamodb_local
   fi
   # Any start order works (each service declares the topology); readiness is checked per service.
-  SERVER_PORT="$STORE_PORT" MANAGEMENT_PORT="$STORE_MANAGEMENT_PORT" start_process store-service "$RUN_DIR/store-service.log" \
+  # The counts' write-ahead log and snapshots: in the run folder, so each run starts empty.
+  SERVER_PORT="$STORE_PORT" MANAGEMENT_PORT="$STORE_MANAGEMENT_PORT" STORE_STATE_DIR="${STORE_STATE_DIR:-$RUN_DIR/store-state}" \
+    start_process store-service "$RUN_DIR/store-service.log" \
     "$JAVA" $SERVICE_JAVA_OPTS -jar "$(jar_of store-service)"
   local store_pid="${STARTED_PIDS[-1]}"
   if [[ "$profile" == dynamodb ]]; then

@@ -130,7 +130,9 @@ broker, or the Secret named for the external one.
 {{/*
 The Deployment of one service; the three services differ only in the arguments. Takes a dict:
 root ($), component (name), values (the service's values), serviceAccountName, strategy
-(optional), autoscaled (bool: leave replicas to the HPA), extraEnv (rendered env entries). From
+(optional), autoscaled (bool: leave replicas to the HPA), extraEnv (rendered env entries),
+stateVolume (optional dict mountPath, size, storageClassName: makes it a StatefulSet whose pod keeps
+a PersistentVolumeClaim "state" mounted there across restarts and rescheduling). From
 the service's values it also takes javaToolOptions (overrides platform.javaToolOptions) and env
 (a map of further settings, e.g. PURCHASES_CONSUMERS_PER_SHARD).
 */}}
@@ -138,8 +140,9 @@ the service's values it also takes javaToolOptions (overrides platform.javaToolO
 {{- $root := .root }}
 {{- $values := .values }}
 {{- $component := dict "root" $root "component" .component }}
+{{- $state := .stateVolume }}
 apiVersion: apps/v1
-kind: Deployment
+kind: {{ if $state }}StatefulSet{{ else }}Deployment{{ end }}
 metadata:
   name: {{ include "supermarket.componentName" $component }}
   labels:
@@ -147,6 +150,9 @@ metadata:
 spec:
   {{- if not .autoscaled }}
   replicas: {{ $values.replicaCount }}
+  {{- end }}
+  {{- if $state }}
+  serviceName: {{ include "supermarket.componentName" $component }}
   {{- end }}
   {{- with .strategy }}
   strategy:
@@ -220,6 +226,10 @@ spec:
             # The root filesystem is read-only; the JVM and Tomcat need a writable /tmp.
             - name: tmp
               mountPath: /tmp
+            {{- if $state }}
+            - name: state
+              mountPath: {{ $state.mountPath }}
+            {{- end }}
       volumes:
         - name: tmp
           emptyDir:
@@ -247,6 +257,22 @@ spec:
       tolerations:
         {{- toYaml . | nindent 8 }}
       {{- end }}
+  {{- if $state }}
+  volumeClaimTemplates:
+    - metadata:
+        name: state
+        labels:
+          # Selector labels only: a StatefulSet's claim templates cannot change after creation.
+          {{- include "supermarket.selectorLabels" $component | nindent 10 }}
+      spec:
+        accessModes: [ReadWriteOnce]
+        {{- with include "supermarket.storageClass" (dict "root" $root "className" $state.storageClassName) }}
+        storageClassName: {{ . }}
+        {{- end }}
+        resources:
+          requests:
+            storage: {{ $state.size }}
+  {{- end }}
 {{- end }}
 
 {{/*

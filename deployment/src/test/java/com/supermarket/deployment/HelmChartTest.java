@@ -9,9 +9,12 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.LabelSelector;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceAccount;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
@@ -68,7 +71,7 @@ class HelmChartTest {
     void rendersTheThreeServicesWithTheirServicesAndTheBroker(String name, Path valuesFile) {
         List<HasMetadata> objects = render(valuesFile);
 
-        assertThat(ofKind(objects, Deployment.class)).extracting(d -> d.getMetadata().getName())
+        assertThat(workloads(objects)).extracting(Workload::name)
                 .containsExactlyInAnyOrder("supermarket-purchase-api", "supermarket-store-service",
                         "supermarket-purchases-service");
         assertThat(ofKind(objects, Service.class)).extracting(s -> s.getMetadata().getName())
@@ -83,11 +86,11 @@ class HelmChartTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("valuesFiles")
     void everyContainerHasResourcesProbesAndALockedDownSecurityContext(String name, Path valuesFile) {
-        for (Deployment deployment : ofKind(render(valuesFile), Deployment.class)) {
-            PodSpec pod = deployment.getSpec().getTemplate().getSpec();
+        for (Workload workload : workloads(render(valuesFile))) {
+            PodSpec pod = workload.template().getSpec();
             assertThat(pod.getSecurityContext().getRunAsNonRoot()).isTrue();
             for (Container container : pod.getContainers()) {
-                String what = deployment.getMetadata().getName() + "/" + container.getName();
+                String what = workload.name() + "/" + container.getName();
                 assertThat(container.getResources().getRequests()).as(what).containsKeys("cpu", "memory");
                 assertThat(container.getResources().getLimits()).as(what).containsKeys("cpu", "memory");
                 assertThat(container.getLivenessProbe().getHttpGet().getPath()).as(what)
@@ -111,8 +114,8 @@ class HelmChartTest {
     void everyImageIsPinnedToAnExplicitVersion(String name, Path valuesFile) {
         List<HasMetadata> objects = render(valuesFile);
         List<String> images = new ArrayList<>();
-        for (Deployment deployment : ofKind(objects, Deployment.class)) {
-            deployment.getSpec().getTemplate().getSpec().getContainers().forEach(c -> images.add(c.getImage()));
+        for (Workload workload : workloads(objects)) {
+            workload.template().getSpec().getContainers().forEach(c -> images.add(c.getImage()));
         }
         ofKind(HelmChart.objects(HelmChart.templateTestHooks(valuesFile)), Pod.class)
                 .forEach(p -> p.getSpec().getContainers().forEach(c -> images.add(c.getImage())));
@@ -125,18 +128,18 @@ class HelmChartTest {
     @MethodSource("valuesFiles")
     void selectorsMatchThePodLabelsAndEveryReferenceResolves(String name, Path valuesFile) {
         List<HasMetadata> objects = render(valuesFile);
-        List<Deployment> deployments = ofKind(objects, Deployment.class);
-        for (Deployment deployment : deployments) {
-            assertThat(deployment.getSpec().getTemplate().getMetadata().getLabels())
-                    .as(deployment.getMetadata().getName())
-                    .containsAllEntriesOf(deployment.getSpec().getSelector().getMatchLabels());
+        List<Workload> workloads = workloads(objects);
+        for (Workload workload : workloads) {
+            assertThat(workload.template().getMetadata().getLabels())
+                    .as(workload.name())
+                    .containsAllEntriesOf(workload.selector().getMatchLabels());
         }
         for (Service service : ofKind(objects, Service.class)) {
-            assertThat(deployments).as("Deployments selected by Service " + service.getMetadata().getName())
-                    .filteredOn(d -> d.getSpec().getTemplate().getMetadata().getLabels()
+            assertThat(workloads).as("workloads selected by Service " + service.getMetadata().getName())
+                    .filteredOn(w -> w.template().getMetadata().getLabels()
                             .entrySet().containsAll(service.getSpec().getSelector().entrySet()))
                     .hasSize(1)
-                    .allSatisfy(d -> assertThat(d.getSpec().getTemplate().getSpec().getContainers().getFirst().getPorts())
+                    .allSatisfy(w -> assertThat(w.template().getSpec().getContainers().getFirst().getPorts())
                             .anySatisfy(p -> assertThat(p.getName())
                                     .isEqualTo(service.getSpec().getPorts().getFirst().getTargetPort().getStrVal())));
         }
@@ -155,10 +158,10 @@ class HelmChartTest {
         assertThat(ofKind(objects, Service.class)).filteredOn(s -> s.getMetadata().getName().equals(backend.getName()))
                 .singleElement().satisfies(s -> assertThat(s.getSpec().getPorts()).extracting("name")
                         .contains(backend.getPort().getName()));
-        for (Deployment deployment : deployments) {
-            String account = deployment.getSpec().getTemplate().getSpec().getServiceAccountName();
+        for (Workload workload : workloads) {
+            String account = workload.template().getSpec().getServiceAccountName();
             assertThat(ofKind(objects, ServiceAccount.class)).extracting(a -> a.getMetadata().getName())
-                    .as("ServiceAccount of " + deployment.getMetadata().getName()).contains(account);
+                    .as("ServiceAccount of " + workload.name()).contains(account);
         }
     }
 
@@ -273,8 +276,8 @@ class HelmChartTest {
                 "PLATFORM_MAX_ITEM_ID");
         assertThat(config.getData().get("RABBITMQ_HOST")).isEqualTo(rabbitmqCluster(objects).getMetadata().getName());
 
-        for (Deployment deployment : ofKind(objects, Deployment.class)) {
-            Container container = deployment.getSpec().getTemplate().getSpec().getContainers().getFirst();
+        for (Workload workload : workloads(objects)) {
+            Container container = workload.template().getSpec().getContainers().getFirst();
             assertThat(container.getEnvFrom()).anySatisfy(
                     from -> assertThat(from.getConfigMapRef().getName()).isEqualTo(config.getMetadata().getName()));
             assertThat(env(container, "RABBITMQ_PASSWORD").getValueFrom().getSecretKeyRef().getName())
@@ -394,7 +397,7 @@ class HelmChartTest {
         for (String component : List.of("purchase-api", "store-service")) {
             NetworkPolicy egress = policies.stream()
                     .filter(p -> p.getMetadata().getName().equals("supermarket-" + component + "-egress")).findFirst().orElseThrow();
-            assertThat(deployment(objects, component).getSpec().getTemplate().getMetadata().getLabels())
+            assertThat(workload(objects, component).template().getMetadata().getLabels())
                     .containsAllEntriesOf(egress.getSpec().getPodSelector().getMatchLabels());
             assertThat(egress.getSpec().getEgress()).allSatisfy(rule -> assertThat(rule.getTo()).isNotEmpty())
                     .flatExtracting(rule -> rule.getPorts()).extracting(p -> p.getPort().getIntVal())
@@ -419,11 +422,24 @@ class HelmChartTest {
     }
 
     @Test
-    void keepsTheStoreServiceToOneInstanceAtATime() {
-        Deployment store = deployment(render(null), "store-service");
+    void runsTheStoreServiceAsOneStatefulPodWithItsStateOnAClaim() {
+        StatefulSet store = storeService(render(null));
 
         assertThat(store.getSpec().getReplicas()).isEqualTo(1);
-        assertThat(store.getSpec().getStrategy().getType()).isEqualTo("Recreate");
+        PersistentVolumeClaim claim = store.getSpec().getVolumeClaimTemplates().getFirst();
+        assertThat(claim.getSpec().getAccessModes()).containsExactly("ReadWriteOnce");
+        assertThat(claim.getSpec().getStorageClassName()).as("global.storageClass").isEqualTo("gp3");
+        assertThat(claim.getSpec().getResources().getRequests().get("storage")).hasToString("2Gi");
+        Container container = store.getSpec().getTemplate().getSpec().getContainers().getFirst();
+        String mountPath = container.getVolumeMounts().stream().filter(m -> m.getName().equals(claim.getMetadata().getName()))
+                .findFirst().orElseThrow().getMountPath();
+        assertThat(env(container, "STORE_STATE_DIR").getValue()).isEqualTo(mountPath);
+
+        StatefulSet onIo2 = storeService(HelmChart.objects(HelmChart.template(null, Map.of(
+                "storeService.persistence.storageClassName", "io2", "storeService.persistence.size", "5Gi"))));
+        assertThat(onIo2.getSpec().getVolumeClaimTemplates().getFirst().getSpec().getStorageClassName()).isEqualTo("io2");
+        assertThat(onIo2.getSpec().getVolumeClaimTemplates().getFirst().getSpec().getResources().getRequests()
+                .get("storage")).hasToString("5Gi");
     }
 
     @Test
@@ -465,14 +481,38 @@ class HelmChartTest {
                 .findFirst().orElseThrow(() -> new AssertionError("no RabbitmqCluster rendered"));
     }
 
+    /** A Deployment or a StatefulSet: the pod template and selector the tests check for every service. */
+    record Workload(String name, PodTemplateSpec template, LabelSelector selector) {
+    }
+
+    static List<Workload> workloads(List<HasMetadata> objects) {
+        List<Workload> workloads = new ArrayList<>();
+        ofKind(objects, Deployment.class).forEach(d -> workloads.add(
+                new Workload(d.getMetadata().getName(), d.getSpec().getTemplate(), d.getSpec().getSelector())));
+        ofKind(objects, StatefulSet.class).forEach(s -> workloads.add(
+                new Workload(s.getMetadata().getName(), s.getSpec().getTemplate(), s.getSpec().getSelector())));
+        return workloads;
+    }
+
+    static StatefulSet storeService(List<HasMetadata> objects) {
+        return ofKind(objects, StatefulSet.class).stream()
+                .filter(s -> s.getMetadata().getName().equals("supermarket-store-service"))
+                .findFirst().orElseThrow(() -> new AssertionError("no StatefulSet store-service"));
+    }
+
     private static Deployment deployment(List<HasMetadata> objects, String component) {
         return ofKind(objects, Deployment.class).stream()
                 .filter(d -> d.getMetadata().getName().equals("supermarket-" + component))
                 .findFirst().orElseThrow(() -> new AssertionError("no Deployment " + component));
     }
 
-    private static Container container(List<HasMetadata> objects, String component) {
-        return deployment(objects, component).getSpec().getTemplate().getSpec().getContainers().getFirst();
+    static Workload workload(List<HasMetadata> objects, String component) {
+        return workloads(objects).stream().filter(w -> w.name().equals("supermarket-" + component)).findFirst()
+                .orElseThrow(() -> new AssertionError("no workload " + component));
+    }
+
+    static Container container(List<HasMetadata> objects, String component) {
+        return workload(objects, component).template().getSpec().getContainers().getFirst();
     }
 
     private static EnvVar env(Container container, String name) {

@@ -45,7 +45,7 @@ class KubernetesManifestsTest {
 
     @Test
     void holdTheWholePlatformButNoHelmTestHook() {
-        assertThat(expectedFiles()).containsKeys("purchase-api-deployment.yaml", "store-service-deployment.yaml",
+        assertThat(expectedFiles()).containsKeys("purchase-api-deployment.yaml", "store-service-statefulset.yaml",
                 "purchases-service-deployment.yaml", "rabbitmq-cluster.yaml", "configmap.yaml")
                 .allSatisfy((file, content) -> assertThat(content).doesNotContain("helm.sh/hook"));
     }

@@ -74,7 +74,8 @@ class PrometheusQueriesIT {
         deleteRecursively(dir);
         Files.createDirectories(dir);
         startBroker();
-        startService("store-service", STORE, MANAGEMENT + 1, Map.of());
+        // Its counts' state in the run's folder, so each run starts empty.
+        startService("store-service", STORE, MANAGEMENT + 1, Map.of("STORE_STATE_DIR", dir.resolve("store-state").toString()));
         startService("purchases-service", PURCHASES, MANAGEMENT + 2, Map.of("SPRING_PROFILES_ACTIVE", "mysql",
                 "MYSQL_URL", "jdbc:mysql://127.0.0.1:3306/" + DATABASE + "?createDatabaseIfNotExist=true"));
         startService("purchase-api", API, MANAGEMENT, Map.of());

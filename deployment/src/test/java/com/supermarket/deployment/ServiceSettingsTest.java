@@ -8,7 +8,7 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Quantity;
-import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscaler;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -146,12 +146,12 @@ class ServiceSettingsTest {
     void storeServiceRunsAsExactlyOneInstanceAndIsNeverAutoscaled(String name, Path valuesFile,
             Map<String, Object> sets) {
         List<HasMetadata> objects = HelmChart.objects(HelmChart.template(valuesFile, sets));
-        Deployment store = deployment(objects, "store-service");
+        // A StatefulSet of one replica deletes the old pod before it creates the new one, so an old
+        // and a new pod never consume side by side.
+        StatefulSet store = HelmChartTest.storeService(objects);
 
         assertThat(store.getSpec().getReplicas()).as("two replicas would each count part of the purchases")
                 .isEqualTo(1);
-        assertThat(store.getSpec().getStrategy().getType()).as("an old and a new pod never consume side by side")
-                .isEqualTo("Recreate");
         assertThat(HelmChartTest.ofKind(objects, HorizontalPodAutoscaler.class))
                 .extracting(h -> h.getSpec().getScaleTargetRef().getName())
                 .doesNotContain(store.getMetadata().getName());
@@ -225,13 +225,7 @@ class ServiceSettingsTest {
                 .isGreaterThanOrEqualTo(needed);
     }
 
-    private static Deployment deployment(List<HasMetadata> objects, String service) {
-        return HelmChartTest.ofKind(objects, Deployment.class).stream()
-                .filter(d -> d.getMetadata().getName().equals(RELEASE_PREFIX + service))
-                .findFirst().orElseThrow(() -> new AssertionError("no Deployment " + service));
-    }
-
     private static Container container(List<HasMetadata> objects, String service) {
-        return deployment(objects, service).getSpec().getTemplate().getSpec().getContainers().getFirst();
+        return HelmChartTest.container(objects, service);
     }
 }

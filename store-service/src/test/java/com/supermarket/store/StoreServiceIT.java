@@ -8,6 +8,7 @@ import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.supermarket.contract.BrokerTopology;
 import com.supermarket.contract.Purchase;
+import com.supermarket.contract.PurchaseBatch;
 import com.supermarket.contract.PurchaseItem;
 import com.supermarket.contract.StoreQuery.Kind;
 import com.supermarket.contract.StoreQueryReply;
@@ -55,9 +56,9 @@ class StoreServiceIT {
     private static Connection connection;
     private static RpcClient rpc;
 
-    /** Actuator listens on its own port (MANAGEMENT_PORT), random in tests. */
+    /** Actuator listens on a management port of its own (MANAGEMENT_PORT; random in this test). */
     @LocalManagementPort
-    int port;
+    int managementPort;
 
     @DynamicPropertySource
     static void broker(DynamicPropertyRegistry registry) {
@@ -203,6 +204,29 @@ class StoreServiceIT {
     }
 
     @Test
+    void aBatchCountsEachGoodPurchaseAndParksEachPoisonElementAlone() throws Exception {
+        long parkedBefore = BROKER.messageCount(Topology.PARKING_QUEUE);
+        Purchase good = purchase(107, new PurchaseItem(5, 2));
+        byte[] batch = PurchaseBatch.frame(List.of(
+                WireFormat.encode(good),
+                "{\"purchaseId\":\"not-a-uuid\"}".getBytes(StandardCharsets.UTF_8),
+                WireFormat.encode(purchase(107, new PurchaseItem(100_001, 1))),
+                WireFormat.encode(purchase(107, new PurchaseItem(6, 1)))));
+        publishRaw("107", batch, UUID.randomUUID().toString(), PurchaseBatch.MESSAGE_TYPE);
+        // Redelivered or republished: the same purchases counted once, the poison parked again.
+        publishRaw("107", batch, UUID.randomUUID().toString(), PurchaseBatch.MESSAGE_TYPE);
+        // A batch that cannot be read at all is rejected whole; the dead-letter policy parks it.
+        publishRaw("107", "{\"version\":1,\"purch".getBytes(StandardCharsets.UTF_8), UUID.randomUUID().toString(),
+                PurchaseBatch.MESSAGE_TYPE);
+
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+                assertThat(rpc.query(Kind.TOP_ITEMS_AT_STORE, 107, 10).entries())
+                        .containsExactly(new Ranked(5, 2), new Ranked(6, 1)));
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+                assertThat(BROKER.messageCount(Topology.PARKING_QUEUE)).isEqualTo(parkedBefore + 5));
+    }
+
+    @Test
     void badQueriesGetErrorRepliesWithoutTypeHeaders() throws Exception {
         RpcClient.Reply malformed = rpc.call("{\"kind\":\"NOPE\"}".getBytes(StandardCharsets.UTF_8));
         assertThat(malformed.decoded().status()).isEqualTo(Status.BAD_REQUEST);
@@ -241,10 +265,14 @@ class StoreServiceIT {
     }
 
     private static void publishRaw(String routingKey, byte[] body, String messageId) {
+        publishRaw(routingKey, body, messageId, null);
+    }
+
+    private static void publishRaw(String routingKey, byte[] body, String messageId, String type) {
         try (Channel channel = connection.createChannel()) {
             channel.confirmSelect();
             channel.basicPublish(Topology.INGRESS_EXCHANGE, routingKey, true, new AMQP.BasicProperties.Builder()
-                    .contentType(WireFormat.CONTENT_TYPE).messageId(messageId).deliveryMode(2).build(), body);
+                    .contentType(WireFormat.CONTENT_TYPE).messageId(messageId).type(type).deliveryMode(2).build(), body);
             channel.waitForConfirmsOrDie(10_000);
         } catch (Exception e) {
             throw new IllegalStateException(e);
@@ -276,7 +304,7 @@ class StoreServiceIT {
     private String get(String path) {
         try {
             HttpResponse<String> response = HttpClient.newHttpClient().send(
-                    HttpRequest.newBuilder(URI.create("http://localhost:" + port + path)).build(),
+                    HttpRequest.newBuilder(URI.create("http://localhost:" + managementPort + path)).build(),
                     HttpResponse.BodyHandlers.ofString());
             return response.body();
         } catch (Exception e) {

@@ -1,6 +1,8 @@
 package com.supermarket.store.counts;
 
 import com.supermarket.store.PlatformProperties;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.annotation.Bean;
@@ -12,8 +14,10 @@ class CountsConfiguration {
     private static final Logger log = LoggerFactory.getLogger(CountsConfiguration.class);
 
     @Bean
-    StoreCounts storeCounts(PlatformProperties platform, CountsProperties counts) {
+    StoreCounts storeCounts(PlatformProperties platform, CountsProperties counts, MeterRegistry registry) {
         StoreCounts storeCounts = new StoreCounts(platform.maxStores(), platform.maxItemId(), counts.dedupWindowPerStore());
+        Gauge.builder("store.purchases.counted", storeCounts, StoreCounts::purchases)
+                .description("Distinct purchases in the counts, including those recovered at startup").register(registry);
         long fullSize = StoreCounts.bytesWhenFull(platform.maxStores(), platform.maxItemId(), counts.dedupWindowPerStore());
         long heap = Runtime.getRuntime().maxMemory();
         // Rows are allocated as stores sell, so a small heap fails only hours into a run: say so now.

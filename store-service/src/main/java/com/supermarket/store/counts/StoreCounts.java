@@ -5,6 +5,7 @@ import com.supermarket.contract.PurchaseItem;
 import com.supermarket.contract.StoreQueryReply.Ranked;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicReferenceArray;
@@ -35,8 +36,8 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  *
  * <h2>Persistence</h2>
  * {@link #snapshotTo} and {@link #restoreStore} carry counts and dedup window together, store by
- * store under the store's lock, so a saved state is consistent per store: the door for counts
- * that survive a restart (see {@link SnapshotSink}).
+ * store under the store's lock, so a saved state is consistent per store; the durability
+ * package writes them to snapshots and replays its write-ahead log through {@link #apply}.
  */
 public final class StoreCounts {
 
@@ -102,24 +103,57 @@ public final class StoreCounts {
 
     /** Adds every line of {@code purchase} exactly once (see the class comment). */
     public Outcome apply(Purchase purchase) {
-        if (!isKnownStore(purchase.storeId())) {
+        List<PurchaseItem> items = purchase.items();
+        int[] itemIds = new int[items.size()];
+        int[] quantities = new int[items.size()];
+        for (int i = 0; i < itemIds.length; i++) {
+            itemIds[i] = items.get(i).itemId();
+            quantities[i] = items.get(i).quantity();
+        }
+        return apply(purchase.purchaseId(), purchase.storeId(), itemIds, quantities);
+    }
+
+    /**
+     * Adds {@code quantities[i]} of {@code itemIds[i]} at {@code storeId} exactly once per
+     * {@code purchaseId} (see the class comment); the form in which the write-ahead log replays
+     * a purchase.
+     */
+    public Outcome apply(UUID purchaseId, int storeId, int[] itemIds, int[] quantities) {
+        if (!isKnownStore(storeId)) {
             return Outcome.OUT_OF_RANGE;
         }
-        for (PurchaseItem item : purchase.items()) {
-            if (!isKnownItem(item.itemId())) {
+        for (int itemId : itemIds) {
+            if (!isKnownItem(itemId)) {
                 return Outcome.OUT_OF_RANGE;
             }
         }
-        StoreRow row = row(purchase.storeId());
+        StoreRow row = row(storeId);
         synchronized (row) {
-            if (!row.recent.add(purchase.purchaseId())) {
+            if (!row.recent.add(purchaseId)) {
                 return Outcome.DUPLICATE;
             }
-            for (PurchaseItem item : purchase.items()) {
-                row.add(item.itemId() - 1, item.quantity());
+            row.purchases++;
+            for (int i = 0; i < itemIds.length; i++) {
+                row.add(itemIds[i] - 1, quantities[i]);
             }
         }
         return Outcome.APPLIED;
+    }
+
+    /**
+     * How many distinct purchases the counts hold, over every store (a redelivery is not counted
+     * again); restored with the counts, so it is the total since the state directory began.
+     * Each store's figure is exact; the sum is a moment's view while purchases are applied.
+     */
+    public long purchases() {
+        long total = 0;
+        for (int store = 0; store < maxStores; store++) {
+            StoreRow row = rows.get(store);
+            if (row != null) {
+                total += row.purchases;
+            }
+        }
+        return total;
     }
 
     /** The quantity of {@code itemId} sold at {@code storeId}. */
@@ -184,22 +218,25 @@ public final class StoreCounts {
             }
             int[] counts;
             List<UUID> recent;
+            long purchases;
             synchronized (row) {
                 counts = row.counts.clone();
                 recent = row.recent.oldestFirst();
+                purchases = row.purchases;
             }
-            sink.store(store + 1, counts, recent);
+            sink.store(store + 1, counts, purchases, recent);
         }
     }
 
     /**
-     * Replaces one store's state with a saved one; for loading a snapshot before consumption
-     * starts.
+     * Replaces one store's state with a saved one; only for loading a snapshot before consumers
+     * and queries start.
      *
      * @param itemCounts        quantity per item, index = item id - 1, at most maxItemId long
+     * @param purchases         how many purchases the store had counted
      * @param recentPurchaseIds oldest first
      */
-    public void restoreStore(int storeId, int[] itemCounts, List<UUID> recentPurchaseIds) {
+    public void restoreStore(int storeId, int[] itemCounts, long purchases, List<UUID> recentPurchaseIds) {
         requireStore(storeId);
         if (itemCounts.length > maxItemId) {
             throw new IllegalArgumentException("snapshot of store " + storeId + " has " + itemCounts.length
@@ -207,12 +244,14 @@ public final class StoreCounts {
         }
         StoreRow row = row(storeId);
         synchronized (row) {
-            for (int i = 0; i < maxItemId; i++) {
-                CELL.setOpaque(row.counts, i, i < itemCounts.length ? itemCounts[i] : 0);
-            }
+            // A plain copy: restoring happens before consumers and queries start, and starting
+            // them happens-after it.
+            System.arraycopy(itemCounts, 0, row.counts, 0, itemCounts.length);
+            Arrays.fill(row.counts, itemCounts.length, maxItemId, 0);
             for (UUID id : recentPurchaseIds) {
                 row.recent.add(id);
             }
+            row.purchases = purchases;
         }
     }
 
@@ -244,6 +283,8 @@ public final class StoreCounts {
     private static final class StoreRow {
         final int[] counts;
         final RecentIds recent;
+        /** Purchases applied to this store; written under the monitor, read without it. */
+        volatile long purchases;
 
         StoreRow(int maxItemId, int dedupWindow) {
             counts = new int[maxItemId];

@@ -2,38 +2,58 @@ package com.supermarket.store.ingest;
 
 import com.rabbitmq.client.Channel;
 import com.supermarket.contract.MalformedMessageException;
+import com.supermarket.contract.Parking;
 import com.supermarket.contract.Purchase;
+import com.supermarket.contract.PurchaseBatch;
+import com.supermarket.contract.PurchaseItem;
 import com.supermarket.contract.WireFormat;
 import com.supermarket.store.counts.StoreCounts;
+import com.supermarket.store.durability.Acknowledger;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.amqp.core.Message;
+import org.springframework.amqp.core.MessageProperties;
 import org.springframework.amqp.rabbit.listener.api.ChannelAwareMessageListener;
 import org.springframework.stereotype.Component;
 
 /**
- * Applies each purchase delivered from a shard queue to the counts, then acknowledges it. A
- * body that is not a purchase, or names a store or item outside the platform's ranges, is
- * rejected without requeue, so the shard queue's dead-letter policy parks it. A redelivered
- * purchase is acknowledged without being counted again. Thread-safe (stateless apart from
- * thread-safe meters).
+ * Applies each message delivered from a shard queue, a {@link PurchaseBatch} or a single legacy
+ * purchase, to the counts, and hands it to the {@link Acknowledger}, which acknowledges it once
+ * its effect is durable. Each purchase counts once (the dedup window is per purchase id). A
+ * poison element of a batch (undecodable, or naming a store or item outside the platform's
+ * ranges) is parked alone in {@code purchases.parking} with a publisher confirm before its
+ * neighbours are counted; a message that cannot be read at all is rejected without requeue, so
+ * the shard queue's dead-letter policy parks it. Nothing is requeued in a loop: if parking
+ * fails, the channel is closed and the broker redelivers the message once a new consumer is up.
+ *
+ * <p>Thread-safe (stateless apart from thread-safe meters); each consumer calls it from its own
+ * channel's thread.
  */
 @Component
 class PurchaseListener implements ChannelAwareMessageListener {
 
     private static final Logger log = LoggerFactory.getLogger(PurchaseListener.class);
 
+    /** How long parking one poison purchase may wait for the broker's confirm. */
+    private static final Duration PARK_CONFIRM_TIMEOUT = Duration.ofSeconds(10);
+
     private final StoreCounts counts;
+    private final Acknowledger acknowledger;
     private final Counter applied;
     private final Counter linesApplied;
     private final Counter duplicates;
     private final Counter malformed;
     private final Counter outOfRange;
 
-    PurchaseListener(StoreCounts counts, MeterRegistry registry) {
+    PurchaseListener(StoreCounts counts, Acknowledger acknowledger, MeterRegistry registry) {
         this.counts = counts;
+        this.acknowledger = acknowledger;
         this.applied = Counter.builder("store.purchases.applied")
                 .description("Purchases added to the counts").register(registry);
         this.linesApplied = Counter.builder("store.purchase.lines.applied")
@@ -46,40 +66,83 @@ class PurchaseListener implements ChannelAwareMessageListener {
 
     private static Counter rejected(MeterRegistry registry, String reason) {
         return Counter.builder("store.purchases.rejected").tag("reason", reason)
-                .description("Poison purchase messages rejected to the dead-letter exchange").register(registry);
+                .description("Poison purchases (or whole unreadable messages) parked in the dead-letter queue")
+                .register(registry);
     }
 
     @Override
     public void onMessage(Message message, Channel channel) throws Exception {
-        long deliveryTag = message.getMessageProperties().getDeliveryTag();
-        Purchase purchase;
+        MessageProperties properties = message.getMessageProperties();
+        PurchaseBatch.Decoded decoded;
         try {
-            purchase = WireFormat.decode(message.getBody(), Purchase.class);
+            decoded = PurchaseBatch.decode(properties.getType(), message.getBody());
         } catch (MalformedMessageException e) {
-            reject(channel, deliveryTag, malformed, message, e.getMessage());
+            malformed.increment();
+            log.warn("Rejecting unreadable message {} from {} to the dead-letter exchange: {}",
+                    properties.getMessageId(), properties.getConsumerQueue(), e.getMessage());
+            channel.basicReject(properties.getDeliveryTag(), false);
             return;
         }
-        switch (counts.apply(purchase)) {
-            case APPLIED -> {
-                applied.increment();
-                linesApplied.increment(purchase.items().size());
-            }
-            case DUPLICATE -> duplicates.increment();
-            case OUT_OF_RANGE -> {
-                reject(channel, deliveryTag, outOfRange, message, "store or item outside 1.." + counts.maxStores()
-                        + " / 1.." + counts.maxItemId() + " in purchase " + purchase.purchaseId());
-                return;
+        List<PurchaseBatch.Poison> poison = new ArrayList<>(decoded.poison());
+        List<Purchase> inRange = new ArrayList<>(decoded.purchases().size());
+        for (Purchase purchase : decoded.purchases()) {
+            if (inRange(purchase)) {
+                inRange.add(purchase);
+            } else {
+                outOfRange.increment();
+                poison.add(new PurchaseBatch.Poison(WireFormat.encode(purchase), "store or item outside 1.."
+                        + counts.maxStores() + " / 1.." + counts.maxItemId()));
             }
         }
-        // If this ack is lost with the connection, the redelivery is recognised as a duplicate.
-        channel.basicAck(deliveryTag, false);
+        malformed.increment(decoded.poison().size());
+        if (!park(poison, channel, properties)) {
+            return;
+        }
+        for (Purchase purchase : inRange) {
+            switch (counts.apply(purchase)) {
+                case APPLIED -> {
+                    applied.increment();
+                    linesApplied.increment(purchase.items().size());
+                }
+                case DUPLICATE -> duplicates.increment();
+                case OUT_OF_RANGE -> throw new IllegalStateException("checked above: " + purchase.purchaseId());
+            }
+        }
+        // Duplicates are logged too: their message is acknowledged only once its own record is
+        // durable, which then holds them whether or not the original's record became durable.
+        acknowledger.acknowledge(channel, properties.getDeliveryTag(), inRange);
     }
 
-    private static void reject(Channel channel, long deliveryTag, Counter counter, Message message, String reason)
-            throws Exception {
-        counter.increment();
-        log.warn("Rejecting poison message {} from {} to the dead-letter exchange: {}",
-                message.getMessageProperties().getMessageId(), message.getMessageProperties().getConsumerQueue(), reason);
-        channel.basicReject(deliveryTag, false);
+    private boolean inRange(Purchase purchase) {
+        if (!counts.isKnownStore(purchase.storeId())) {
+            return false;
+        }
+        for (PurchaseItem item : purchase.items()) {
+            if (!counts.isKnownItem(item.itemId())) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Parks each poison element alone; false (channel closed, message left to redelivery) if one could not be. */
+    private static boolean park(List<PurchaseBatch.Poison> poison, Channel channel, MessageProperties properties)
+            throws IOException, InterruptedException {
+        for (PurchaseBatch.Poison element : poison) {
+            try {
+                Parking.park(channel, element, properties.getConsumerQueue(), PARK_CONFIRM_TIMEOUT);
+                log.warn("Parked a poison purchase of message {} from {}: {}", properties.getMessageId(),
+                        properties.getConsumerQueue(), element.reason());
+            } catch (IOException e) {
+                // Acknowledging would lose the element, rejecting would lose its neighbours and
+                // requeueing would loop: close the channel, so the message comes back to a new
+                // consumer after the container's restart delay.
+                log.error("Could not park a poison purchase of message {} from {} ({}); closing the channel so the "
+                        + "message is redelivered", properties.getMessageId(), properties.getConsumerQueue(), e.toString());
+                channel.abort();
+                return false;
+            }
+        }
+        return true;
     }
 }

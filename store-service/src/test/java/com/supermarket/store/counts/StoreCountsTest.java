@@ -191,12 +191,14 @@ class StoreCountsTest {
 
         StoreCounts restored = new StoreCounts(3, 5, 8);
         Map<Integer, int[]> saved = new HashMap<>();
-        original.snapshotTo((store, itemCounts, recent) -> {
+        original.apply(seen);
+        original.snapshotTo((store, itemCounts, purchases, recent) -> {
             saved.put(store, itemCounts);
-            restored.restoreStore(store, itemCounts, recent);
+            restored.restoreStore(store, itemCounts, purchases, recent);
         });
 
         assertThat(saved).containsOnlyKeys(2, 3);
+        assertThat(restored.purchases()).as("distinct purchases, the redelivery not counted").isEqualTo(2);
         assertThat(restored.count(2, 4)).isEqualTo(3);
         assertThat(restored.topStoresForItem(1, 5)).containsExactly(new Ranked(3, 1));
         assertThat(restored.apply(seen)).isEqualTo(Outcome.DUPLICATE);

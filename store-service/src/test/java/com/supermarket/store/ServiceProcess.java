@@ -1,0 +1,149 @@
+package com.supermarket.store;
+
+import static org.awaitility.Awaitility.await;
+
+import com.supermarket.contract.testing.TestBroker;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * store-service as a separate process started from the built jar ({@code target/store-service-*.jar},
+ * so it runs after {@code package}), pointed at a {@link TestBroker} vhost: what the crash test
+ * kills and the benchmarks time. Its output goes to a file under {@code target/}. Not thread-safe.
+ */
+final class ServiceProcess implements AutoCloseable {
+
+    private final TestBroker broker;
+    private final Map<String, String> settings;
+    private final String[] jvmOptions;
+    private final int port;
+    private final int managementPort;
+    private final HttpClient http = HttpClient.newHttpClient();
+    private Process process;
+    private Path output;
+    private int starts;
+
+    /**
+     * @param settings   environment variables on top of the broker's (e.g. {@code STORE_STATE_DIR})
+     * @param jvmOptions options before {@code -jar}
+     */
+    ServiceProcess(TestBroker broker, Map<String, String> settings, String... jvmOptions) throws IOException {
+        this.broker = broker;
+        this.settings = Map.copyOf(settings);
+        this.jvmOptions = jvmOptions.clone();
+        this.port = settings.containsKey("SERVER_PORT") ? Integer.parseInt(settings.get("SERVER_PORT")) : freePort();
+        this.managementPort = settings.containsKey("MANAGEMENT_PORT")
+                ? Integer.parseInt(settings.get("MANAGEMENT_PORT")) : freePort();
+    }
+
+    void start(String outputName) throws IOException {
+        starts++;
+        output = Path.of("target", outputName + "-" + starts + ".log");
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(List.of(jvmOptions));
+        command.addAll(List.of("-jar", jar().toString()));
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile());
+        Map<String, String> env = new HashMap<>();
+        env.put("RABBITMQ_HOST", broker.host());
+        env.put("RABBITMQ_PORT", Integer.toString(broker.port()));
+        env.put("RABBITMQ_USERNAME", broker.username());
+        env.put("RABBITMQ_PASSWORD", broker.password());
+        env.put("RABBITMQ_VHOST", broker.vhost());
+        env.put("RABBITMQ_MANAGEMENT_URL", "http://" + broker.host() + ":15672");
+        env.put("SERVER_PORT", Integer.toString(port));
+        env.put("MANAGEMENT_PORT", Integer.toString(managementPort));
+        env.put("LOG_FORMAT", "");
+        env.putAll(settings);
+        builder.environment().putAll(env);
+        process = builder.start();
+    }
+
+    Process process() {
+        return process;
+    }
+
+    Path output() {
+        return output;
+    }
+
+    int starts() {
+        return starts;
+    }
+
+    /** SIGKILL, and waits until the process is gone. */
+    void kill() throws InterruptedException {
+        process.destroyForcibly();
+        if (!process.waitFor(30, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("pid " + process.pid() + " survived SIGKILL for 30 s");
+        }
+    }
+
+    boolean isReady() {
+        try {
+            return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + managementPort + "/actuator/health/readiness"))
+                    .build(), HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
+        } catch (IOException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    void awaitReady(Duration atMost) {
+        await("store-service ready (start " + starts + ")").atMost(atMost).pollInterval(Duration.ofMillis(100))
+                .until(() -> {
+                    if (!process.isAlive()) {
+                        throw new IllegalStateException("store-service exited with " + process.exitValue() + ", see " + output);
+                    }
+                    return isReady();
+                });
+    }
+
+    /** The sum of one Prometheus counter or gauge, e.g. {@code store_purchases_applied_total}. */
+    double metric(String name) throws IOException, InterruptedException {
+        String body = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + managementPort + "/actuator/prometheus"))
+                .build(), HttpResponse.BodyHandlers.ofString()).body();
+        return body.lines().filter(line -> line.startsWith(name + " ") || line.startsWith(name + "{"))
+                .mapToDouble(line -> Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1))).sum();
+    }
+
+    /** Graceful stop (SIGTERM), then SIGKILL if it does not stop in 30 s. */
+    @Override
+    public void close() throws InterruptedException {
+        if (process != null && process.isAlive()) {
+            process.destroy();
+            if (!process.waitFor(30, TimeUnit.SECONDS)) {
+                kill();
+            }
+        }
+    }
+
+    private static Path jar() throws IOException {
+        try (Stream<Path> files = Files.list(Path.of("target"))) {
+            return files.filter(f -> f.getFileName().toString().matches("store-service-.*\\.jar")).findFirst()
+                    .orElseThrow(() -> new IllegalStateException("target/store-service-*.jar is missing: build it first "
+                            + "(./mvnw -pl store-service -am verify runs this after 'package')"));
+        }
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+}
