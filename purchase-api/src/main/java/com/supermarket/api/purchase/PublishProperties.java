@@ -49,7 +49,7 @@ record PublishProperties(@DefaultValue("true") boolean persistent,
      * @param admissionTimeout how long a purchase may wait for its batch to be let in flight
      *                         before it is refused ({@code PUBLISH_ADMISSION_TIMEOUT})
      */
-    record Batch(@DefaultValue("200") int maxSize,
+    record Batch(@DefaultValue("100") int maxSize,
                  @DefaultValue("1ms") Duration maxDelay,
                  @DefaultValue("8") int buckets,
                  @DefaultValue("4") int maxInFlight,
