@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# A real three-node RabbitMQ cluster on this machine, beside (not joined to) the machine's own
+# broker: nodes sm1@localhost, sm2@localhost, sm3@localhost, each with its own AMQP, management,
+# Prometheus and distribution port and its own data folder, the plugins rabbitmq_sharding,
+# rabbitmq_management and rabbitmq_prometheus enabled, sm2 and sm3 joined to sm1. For the
+# replicated-shard tests and `scripts/run-local.sh --cluster`. Needs root and the Debian
+# rabbitmq-server package (scripts/local-services.sh installs it); nodes run as user rabbitmq.
+#
+# Usage: scripts/rabbitmq-cluster.sh COMMAND [N]
+#   start        start the three nodes (those not running) and join them; idempotent
+#   stop         stop every node and delete the cluster's data (the machine's broker is untouched)
+#   status       each node's ports and whether it runs
+#   addresses    the AMQP addresses, comma separated (RABBITMQ_ADDRESSES for the services)
+#   stop-node N  stop node N (1..3) abruptly, as a node loss (kill -9 of its Erlang VM)
+#   start-node N start node N again; it rejoins the cluster with its data
+#   -h, --help   this help
+# Ports (node N = 1..3): AMQP 5680+N, management 15680+N, Prometheus 15690+N, distribution
+# 25680+N. Environment: CLUSTER_DIR (default /var/lib/rabbitmq/supermarket-cluster).
+set -euo pipefail
+
+if [[ "${1:-}" == "" || "${1:-}" == "-h" || "${1:-}" == "--help" ]]; then
+  awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"
+  exit 0
+fi
+
+CLUSTER_DIR="${CLUSTER_DIR:-/var/lib/rabbitmq/supermarket-cluster}"
+NODES=(1 2 3)
+
+log() { printf '[rabbitmq-cluster] %s\n' "$*" >&2; }
+die() { log "ERROR: $*"; exit 1; }
+
+node_name() { echo "sm$1@localhost"; }
+amqp_port() { echo $((5680 + $1)); }
+ctl() { local n="$1"; shift; rabbitmqctl -q -n "$(node_name "$n")" "$@"; }
+running() { ctl "$1" ping >/dev/null 2>&1; }
+
+# Writes node N's config and plugins files; the system's /etc/rabbitmq/rabbitmq.conf fixes the
+# listener to 5672, so each node gets a config file of its own.
+prepare_node() {
+  local n="$1" dir="$CLUSTER_DIR/sm$1"
+  mkdir -p "$dir/mnesia" "$dir/log"
+  cat >"$dir/rabbitmq.conf" <<EOF
+listeners.tcp.local = 127.0.0.1:$(amqp_port "$n")
+management.tcp.ip = 127.0.0.1
+management.tcp.port = $((15680 + n))
+prometheus.tcp.ip = 127.0.0.1
+prometheus.tcp.port = $((15690 + n))
+loopback_users = none
+EOF
+  echo "[rabbitmq_management,rabbitmq_sharding,rabbitmq_prometheus]." >"$dir/enabled_plugins"
+  chown -R rabbitmq:rabbitmq "$CLUSTER_DIR"
+}
+
+start_node() {
+  local n="$1" dir="$CLUSTER_DIR/sm$1"
+  if running "$n"; then
+    log "$(node_name "$n") already runs"
+    return 0
+  fi
+  prepare_node "$n"
+  log "starting $(node_name "$n") (AMQP $(amqp_port "$n"))"
+  runuser -u rabbitmq -- env RABBITMQ_NODENAME="$(node_name "$n")" RABBITMQ_DIST_PORT=$((25680 + n)) \
+    RABBITMQ_MNESIA_BASE="$dir/mnesia" RABBITMQ_LOG_BASE="$dir/log" RABBITMQ_PID_FILE="$dir/pid" \
+    RABBITMQ_ENABLED_PLUGINS_FILE="$dir/enabled_plugins" RABBITMQ_CONFIG_FILE="$dir/rabbitmq.conf" \
+    rabbitmq-server -detached
+  # The node registers with epmd only after a moment; until then await_startup fails at once.
+  for ((t = 0; t < 120; t++)); do
+    running "$n" && break
+    sleep 0.5
+  done
+  ctl "$n" await_startup --timeout 110 || die "$(node_name "$n") did not start; see $dir/log"
+}
+
+join() {
+  local n="$1"
+  if ctl "$n" cluster_status --formatter json 2>/dev/null | grep -q "\"$(node_name 1)\""; then
+    return 0
+  fi
+  log "joining $(node_name "$n") to $(node_name 1)"
+  ctl "$n" stop_app
+  ctl "$n" join_cluster "$(node_name 1)"
+  ctl "$n" start_app
+}
+
+cmd="$1"
+case "$cmd" in
+  start)
+    command -v rabbitmq-server >/dev/null || die "rabbitmq-server is not installed (scripts/local-services.sh installs it)"
+    [[ $EUID -eq 0 ]] || die "run as root: the nodes run as user rabbitmq"
+    for n in "${NODES[@]}"; do start_node "$n"; done
+    for n in 2 3; do join "$n"; done
+    log "cluster up: $(ctl 1 cluster_status --formatter json | python3 -c 'import json,sys; print(", ".join(json.load(sys.stdin)["running_nodes"]))')"
+    ;;
+  stop)
+    for n in 3 2 1; do
+      if running "$n"; then log "stopping $(node_name "$n")"; ctl "$n" stop || true; fi
+    done
+    rm -rf "$CLUSTER_DIR"
+    log "stopped; data deleted ($CLUSTER_DIR)"
+    ;;
+  status)
+    for n in "${NODES[@]}"; do
+      state=down; running "$n" && state=running
+      echo "$(node_name "$n") amqp=$(amqp_port "$n") management=$((15680 + n)) prometheus=$((15690 + n)) dist=$((25680 + n)) $state"
+    done
+    ;;
+  addresses)
+    echo "127.0.0.1:$(amqp_port 1),127.0.0.1:$(amqp_port 2),127.0.0.1:$(amqp_port 3)"
+    ;;
+  stop-node)
+    n="${2:?stop-node needs a node number 1..3}"
+    pid="$(cat "$CLUSTER_DIR/sm$n/pid" 2>/dev/null)" || die "no pid file for $(node_name "$n")"
+    log "killing $(node_name "$n") (pid $pid) with SIGKILL"
+    kill -9 "$pid"
+    ;;
+  start-node)
+    n="${2:?start-node needs a node number 1..3}"
+    start_node "$n"
+    ;;
+  *) die "unknown command: $cmd (see --help)" ;;
+esac
