@@ -54,7 +54,7 @@ public class PublishModesHarness {
                         CachingConnectionFactory declaring = new CachingConnectionFactory(factory);
                         try {
                             BrokerSetup setup = new BrokerSetup(new RabbitAdmin(declaring), management, vhost,
-                                    new BrokerSettings(URI.create("http://localhost:15672"), 4, true, null, Duration.ofSeconds(1)));
+                                    new BrokerSettings(URI.create("http://localhost:15672"), 4, true, null, Duration.ofSeconds(1), null, 0));
                             if (!setup.ensure()) {
                                 throw new IllegalStateException(setup.problem());
                             }
