@@ -86,6 +86,51 @@ stop_started() {
   STARTED_NAMES=()
 }
 
+# --cluster: the local 3-node cluster of scripts/rabbitmq-cluster.sh instead of the machine's
+# broker; the services get every node's address (they fail over) and the topology mode $1
+# (replicated unless told otherwise). stop_cluster stops it and deletes its data.
+CLUSTER_STARTED=false
+start_cluster() {
+  local mode="${1:-replicated}"
+  "$ROOT/scripts/rabbitmq-cluster.sh" start || die "the 3-node cluster did not start (needs root and rabbitmq-server)"
+  CLUSTER_STARTED=true
+  RABBITMQ_ADDRESSES="$("$ROOT/scripts/rabbitmq-cluster.sh" addresses)"
+  RABBITMQ_MANAGEMENT_URL="http://127.0.0.1:15681"
+  RABBITMQ_VHOST="${RABBITMQ_VHOST:-/}"
+  BROKER_TOPOLOGY_MODE="$mode"
+  # As many replicated shards as the sharded mode has shard queues here (4 per node x 3), and a
+  # database pool for one writer each, so that the two modes compare like for like.
+  BROKER_REPLICATED_SHARDS="${BROKER_REPLICATED_SHARDS:-12}"
+  MYSQL_POOL_SIZE="${MYSQL_POOL_SIZE:-14}"
+  export RABBITMQ_ADDRESSES RABBITMQ_MANAGEMENT_URL RABBITMQ_VHOST BROKER_TOPOLOGY_MODE BROKER_REPLICATED_SHARDS MYSQL_POOL_SIZE
+  log "platform on the 3-node cluster ($RABBITMQ_ADDRESSES), topology mode $mode"
+}
+
+stop_cluster() {
+  if [[ "$CLUSTER_STARTED" == true ]]; then
+    "$ROOT/scripts/rabbitmq-cluster.sh" stop || true
+    CLUSTER_STARTED=false
+  fi
+}
+
+# $1 = seconds: in the background, after $1 s kills the cluster node leading most quorum queues
+# (or node 1 in sharded mode), starts it again 15 s later. A node loss under load.
+kill_a_node_after() {
+  local delay="$1"
+  (
+    sleep "$delay"
+    local n
+    n="$("$ROOT/scripts/rabbitmq-cluster.sh" most-leaders 2>/dev/null || echo 1)"
+    log "killing cluster node sm$n mid-run"
+    "$ROOT/scripts/rabbitmq-cluster.sh" stop-node "$n"
+    sleep 15
+    log "starting cluster node sm$n again"
+    "$ROOT/scripts/rabbitmq-cluster.sh" start-node "$n" >/dev/null 2>&1 && log "sm$n is back"
+  ) &
+  STARTED_PIDS+=("$!")
+  STARTED_NAMES+=("node-killer")
+}
+
 # DynamoDB Local in memory, through purchases-service's scripts/dynamodb-local.sh (it resolves
 # DynamoDB Local and its native SQLite library from the purchases-service test classpath first,
 # which can take a minute on a cold build).

@@ -42,12 +42,18 @@ public final class TestCluster implements AutoCloseable {
     /** Starts the cluster (if not running) and creates a fresh vhost named after {@code purpose}. */
     public static TestCluster start(String purpose) {
         TestCluster cluster = new TestCluster(findScript(), purpose);
-        cluster.run("start");
-        ManagementClient management = cluster.management(1);
-        management.send("PUT", "api/vhosts/" + cluster.vhost, null);
-        management.send("PUT", "api/permissions/" + cluster.vhost + "/" + USER,
-                "{\"configure\":\".*\",\"write\":\".*\",\"read\":\".*\"}".getBytes(StandardCharsets.UTF_8));
-        return cluster;
+        try {
+            cluster.run("start");
+            ManagementClient management = cluster.management(1);
+            management.send("PUT", "api/vhosts/" + cluster.vhost, null);
+            management.send("PUT", "api/permissions/" + cluster.vhost + "/" + USER,
+                    "{\"configure\":\".*\",\"write\":\".*\",\"read\":\".*\"}".getBytes(StandardCharsets.UTF_8));
+            return cluster;
+        } catch (RuntimeException e) {
+            // A half-started cluster is stopped here: the caller never gets it to close.
+            cluster.close();
+            throw e;
+        }
     }
 
     public String vhost() {
