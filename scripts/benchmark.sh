@@ -14,6 +14,9 @@
 #   --dynamodb              purchases-service with the dynamodb profile against DynamoDB Local
 #   --stub                  measure the load client alone, against its stub API
 #   --restart-each          restart the services before each store count (fresh state)
+#   --cluster               on a local 3-node RabbitMQ cluster (scripts/rabbitmq-cluster.sh,
+#                           started here and stopped afterwards), replicated topology mode
+#   --topology-mode MODE    with --cluster: replicated (default) or sharded
 #   --run-dir DIR           output folder (default runs/benchmark-<UTC time>)
 #   -h, --help              this help
 # Environment: as scripts/run-local.sh (API_PORT, SERVICE_JAVA_OPTS, ...).
@@ -31,6 +34,8 @@ label=""
 profile=mysql
 stub=false
 restart_each=false
+cluster=false
+topology_mode=replicated
 run_dir=""
 extra=()
 while [[ $# -gt 0 ]]; do
@@ -41,6 +46,8 @@ while [[ $# -gt 0 ]]; do
     --dynamodb) profile=dynamodb; shift ;;
     --stub) stub=true; shift ;;
     --restart-each) restart_each=true; shift ;;
+    --cluster) cluster=true; shift ;;
+    --topology-mode) topology_mode="$2"; shift 2 ;;
     --run-dir) run_dir="$2"; shift 2 ;;
     --) shift; extra=("$@"); break ;;
     *) echo "unknown option: $1 (see --help)" >&2; exit 1 ;;
@@ -64,6 +71,7 @@ cleanup() {
   local status=$?
   trap - EXIT INT TERM
   stop_started
+  stop_cluster
   log "results in $RUN_DIR"
   exit "$status"
 }
@@ -77,11 +85,13 @@ start() {
 
 if [[ "$stub" == true ]]; then build_if_needed load-client; else build_if_needed "${SERVICE_MODULES[@]}" load-client; fi
 [[ "$stub" == true ]] || "$ROOT/scripts/local-services.sh"
+[[ "$cluster" == true ]] && start_cluster "$topology_mode"
 start
 {
   echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo "host: $(uname -srm), $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GB"
   echo "profile: $profile  stub: $stub  purchases/hour: $per_hour  stores: $store_counts"
+  echo "broker: $([[ "$cluster" == true ]] && echo "3-node cluster, topology $topology_mode" || echo "the machine's broker")"
   echo "commit: $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)"
 } >"$RUN_DIR/environment.txt"
 
@@ -99,9 +109,12 @@ for stores in $store_counts; do
   result="$RUN_DIR/$label-$stores.json"
   log "run: $stores stores, $per_hour purchases/hour/store"
   [[ "$stub" == true ]] || { stored_before="$(stored_purchases)"; counted_before="$(counted_purchases)"; }
+  cpu_seconds >"$RUN_DIR/cpu-before-$stores.txt"
+  echo "load average before $stores stores: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$RUN_DIR/environment.txt"
   "$JAVA" -jar "$(jar_of load-client)" run --base-url "http://127.0.0.1:$API_PORT" --max-stores "$stores" \
     --purchases-per-hour "$per_hour" --label "$label" --out "$result" --progress lines "${extra[@]}" \
     | tee "$RUN_DIR/$label-$stores.txt"
+  cpu_seconds | cpu_used "$RUN_DIR/cpu-before-$stores.txt" | tee "$RUN_DIR/cpu-$stores.txt"
   [[ "$stub" == true ]] || check_every_purchase_arrived_once "$result" "$stored_before" "$counted_before"
   results+=("$result")
 done

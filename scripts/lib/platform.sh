@@ -131,6 +131,28 @@ kill_a_node_after() {
   STARTED_NAMES+=("node-killer")
 }
 
+# "name cpu-seconds" of every process started here and of the cluster's broker nodes: the
+# cumulative user+system CPU from /proc, for CPU per purchase per process.
+cpu_seconds() {
+  local i pid node hz; hz="$(getconf CLK_TCK)"
+  for ((i = 0; i < ${#STARTED_PIDS[@]}; i++)); do
+    pid="${STARTED_PIDS[$i]}"
+    [[ -r "/proc/$pid/stat" ]] && awk -v n="${STARTED_NAMES[$i]}" -v hz="$hz" '{ printf "%s %.1f\n", n, ($14 + $15) / hz }' "/proc/$pid/stat"
+  done
+  if [[ "$CLUSTER_STARTED" == true ]]; then
+    for node in 1 2 3; do
+      pid="$(cat "/var/lib/rabbitmq/supermarket-cluster/sm$node/pid" 2>/dev/null)" || continue
+      [[ -r "/proc/$pid/stat" ]] && awk -v n="rabbit-sm$node" -v hz="$hz" '{ printf "%s %.1f\n", n, ($14 + $15) / hz }' "/proc/$pid/stat"
+    done
+  fi
+  return 0
+}
+
+# stdin = cpu_seconds now, $1 = a file of cpu_seconds before: CPU seconds each used in between.
+cpu_used() {
+  awk 'NR == FNR { before[$1] = $2; next } { printf "cpu %s %.1f s\n", $1, $2 - before[$1] }' "$1" -
+}
+
 # DynamoDB Local in memory, through purchases-service's scripts/dynamodb-local.sh (it resolves
 # DynamoDB Local and its native SQLite library from the purchases-service test classpath first,
 # which can take a minute on a cold build).
