@@ -53,12 +53,8 @@ class ReplicatedShardsIT {
 
     @Test
     void everyConfirmedMessageIsConsumedWhenTheNodeLeadingMostShardsDiesAndReturns() throws Exception {
-        BrokerSettings settings = new BrokerSettings(TestCluster.managementUri(1), 1, true, Duration.ofMillis(500),
-                Duration.ofMillis(500), BrokerSettings.TopologyMode.REPLICATED, SHARDS);
-        CachingConnectionFactory setupConnections = cluster.connectionFactory(1);
-        BrokerSetup setup = settings.setup(new RabbitAdmin(setupConnections), "guest", "guest", cluster.vhost());
-        assertThat(setup.ensure()).as(setup.problem()).isTrue();
-        setupConnections.destroy();
+        BrokerSettings settings = TestCluster.replicatedSettings(SHARDS);
+        cluster.declareReplicatedTopology(SHARDS);
         assertThat(cluster.leadersByNode(1).values().stream().mapToInt(Integer::intValue).sum())
                 .as("shard queues (both exchanges), the parking and the RPC queue, all quorum").isEqualTo(2 * SHARDS + 2);
         int victim = cluster.nodeLeadingMostQueues();

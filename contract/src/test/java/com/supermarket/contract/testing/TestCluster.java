@@ -1,5 +1,9 @@
 package com.supermarket.contract.testing;
 
+import com.rabbitmq.client.Address;
+import com.rabbitmq.client.Connection;
+import com.supermarket.contract.BrokerSettings;
+import com.supermarket.contract.BrokerSetup;
 import com.supermarket.contract.ManagementClient;
 import com.supermarket.contract.WireFormat;
 import java.io.IOException;
@@ -13,8 +17,11 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
+import org.springframework.amqp.rabbit.core.RabbitAdmin;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -101,6 +108,42 @@ public final class TestCluster implements AutoCloseable {
 
     public ManagementClient management(int node) {
         return new ManagementClient(managementUri(node), USER, USER);
+    }
+
+    /**
+     * Declares the platform's {@code replicated} topology ({@code shards} quorum queues per
+     * sharded exchange) in this vhost through node 1, so that its leaders are placed.
+     */
+    public void declareReplicatedTopology(int shards) {
+        CachingConnectionFactory connections = connectionFactory(1);
+        try {
+            BrokerSetup setup = replicatedSettings(shards).setup(new RabbitAdmin(connections), USER, USER, vhost);
+            if (!setup.ensure()) {
+                throw new IllegalStateException(setup.problem());
+            }
+        } finally {
+            connections.destroy();
+        }
+    }
+
+    /** Settings of the {@code replicated} mode with {@code shards} queues, retries every 500 ms. */
+    public static BrokerSettings replicatedSettings(int shards) {
+        Duration interval = Duration.ofMillis(500);
+        return new BrokerSettings(managementUri(1), 1, true, interval, interval, BrokerSettings.TopologyMode.REPLICATED,
+                shards);
+    }
+
+    /** A plain AMQP connection to this vhost over every node, {@code first} tried first. */
+    public Connection newConnection(int first) {
+        com.rabbitmq.client.ConnectionFactory factory = new com.rabbitmq.client.ConnectionFactory();
+        factory.setUsername(USER);
+        factory.setPassword(USER);
+        factory.setVirtualHost(vhost);
+        try {
+            return factory.newConnection(Address.parseAddresses(addresses(first)), "test");
+        } catch (IOException | TimeoutException e) {
+            throw new IllegalStateException("cannot connect to the cluster", e);
+        }
     }
 
     /** How many of this vhost's quorum queues each node leads, asked of a running node. */
