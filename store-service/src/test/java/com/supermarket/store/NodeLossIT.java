@@ -1,24 +1,13 @@
 package com.supermarket.store;
 
-import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
-import com.supermarket.contract.Purchase;
-import com.supermarket.contract.PurchaseItem;
 import com.supermarket.contract.ShardConsumers;
-import com.supermarket.contract.Topology;
-import com.supermarket.contract.WireFormat;
 import com.supermarket.contract.testing.TestCluster;
 import com.supermarket.store.counts.StoreCounts;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.LocalDate;
-import java.util.List;
-import java.util.Random;
-import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -73,25 +62,12 @@ class NodeLossIT {
     @Test
     void countsStayExactWhenTheNodeTheConsumersUseDiesAndReturns() throws Exception {
         await().atMost(Duration.ofSeconds(60)).until(consumers::isConsuming);
-        int stores = 8;
-        int items = 20;
-        long[][] expected = new long[stores + 1][items + 1];
-        Random random = new Random(17);
+        ExpectedCounts expected = new ExpectedCounts(8, 20, 17);
         int survivor = VICTIM % 3 + 1;
         try (Connection connection = CLUSTER.newConnection(survivor); Channel channel = connection.createChannel()) {
             channel.confirmSelect();
             for (int round = 0; round < 4; round++) {
-                for (int i = 0; i < 500; i++) {
-                    int store = 1 + random.nextInt(stores);
-                    int item = 1 + random.nextInt(items);
-                    expected[store][item]++;
-                    Purchase purchase = new Purchase(UUID.randomUUID(), store, store * 1000, LocalDate.of(2021, 1, 1),
-                            List.of(new PurchaseItem(item, 1)), Instant.now());
-                    channel.basicPublish(Topology.INGRESS_EXCHANGE, purchase.routingKey(),
-                            new AMQP.BasicProperties.Builder().contentType(WireFormat.CONTENT_TYPE)
-                                    .messageId(purchase.purchaseId().toString()).deliveryMode(2).build(),
-                            WireFormat.encode(purchase));
-                }
+                expected.publish(channel, 500);
                 // Confirmed: on a majority of the nodes.
                 channel.waitForConfirmsOrDie(60_000);
                 if (round == 0) {
@@ -102,14 +78,7 @@ class NodeLossIT {
             }
         }
 
-        await().atMost(Duration.ofSeconds(90)).untilAsserted(() -> {
-            for (int store = 1; store <= stores; store++) {
-                for (int item = 1; item <= items; item++) {
-                    assertThat(counts.count(store, item)).as("store %d item %d", store, item)
-                            .isEqualTo(expected[store][item]);
-                }
-            }
-        });
+        await().atMost(Duration.ofSeconds(90)).untilAsserted(() -> expected.assertExact(counts));
         await("consumers back on every shard").atMost(Duration.ofSeconds(30)).until(consumers::isConsuming);
     }
 }
