@@ -13,6 +13,7 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.context.annotation.Bean;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -23,6 +24,9 @@ import org.springframework.test.context.DynamicPropertySource;
  * (nothing lost, nothing counted twice).
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.NONE)
+// Closed (and the cluster stopped with it) when this class ends, not at the JVM's exit, which the
+// build does not wait for long enough: the next module's cluster test must find it stopped.
+@DirtiesContext
 class NodeLossIT {
 
     private static final int SHARDS = 4;

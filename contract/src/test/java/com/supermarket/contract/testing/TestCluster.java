@@ -20,6 +20,7 @@ import java.util.UUID;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.springframework.amqp.rabbit.connection.AbstractConnectionFactory;
 import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
 import org.springframework.amqp.rabbit.core.RabbitAdmin;
 import tools.jackson.databind.JsonNode;
@@ -88,6 +89,8 @@ public final class TestCluster implements AutoCloseable {
         factory.setPassword(USER);
         factory.setVirtualHost(vhost);
         factory.setConnectionTimeout(2_000);
+        // In order, so that the test knows which node a client is on (the default is random).
+        factory.setAddressShuffleMode(AbstractConnectionFactory.AddressShuffleMode.NONE);
         return factory;
     }
 
@@ -95,6 +98,7 @@ public final class TestCluster implements AutoCloseable {
     public Map<String, String> springProperties(int first) {
         return Map.of(
                 "spring.rabbitmq.addresses", addresses(first),
+                "spring.rabbitmq.address-shuffle-mode", "none",
                 "spring.rabbitmq.username", USER,
                 "spring.rabbitmq.password", USER,
                 "spring.rabbitmq.virtual-host", vhost,
@@ -133,14 +137,14 @@ public final class TestCluster implements AutoCloseable {
                 shards);
     }
 
-    /** A plain AMQP connection to this vhost over every node, {@code first} tried first. */
-    public Connection newConnection(int first) {
+    /** A plain AMQP connection to this vhost on node {@code node} only. */
+    public Connection newConnection(int node) {
         com.rabbitmq.client.ConnectionFactory factory = new com.rabbitmq.client.ConnectionFactory();
         factory.setUsername(USER);
         factory.setPassword(USER);
         factory.setVirtualHost(vhost);
         try {
-            return factory.newConnection(Address.parseAddresses(addresses(first)), "test");
+            return factory.newConnection(List.of(Address.parseAddress(address(node))), "test");
         } catch (IOException | TimeoutException e) {
             throw new IllegalStateException("cannot connect to the cluster", e);
         }
