@@ -67,8 +67,14 @@ class NodeLossIT {
         int published = 0;
         for (int round = 0; round < 4; round++) {
             List<Purchase> purchases = TestPurchases.random(500);
-            // Returns once every purchase is confirmed: on a majority of the nodes.
-            TestPurchases.publish(cluster.newConnection(survivor), purchases);
+            // Returns once every purchase is confirmed: on a majority of the nodes. A nack (what
+            // purchase-api answers 503) is retried with the same purchases, as a client would.
+            await("round " + round + " confirmed").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofSeconds(1))
+                    .ignoreExceptionsMatching(e -> e instanceof IllegalStateException && e.getMessage().startsWith("publishing"))
+                    .until(() -> {
+                        TestPurchases.publish(cluster.newConnection(survivor), purchases);
+                        return true;
+                    });
             published += purchases.size();
             if (round == 0) {
                 cluster.stopNode(victim);
