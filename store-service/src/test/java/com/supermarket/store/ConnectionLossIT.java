@@ -48,11 +48,7 @@ class ConnectionLossIT {
         registry.add("platform.broker.management-url", () -> "http://" + BROKER.host() + ":15672");
         registry.add("platform.broker.shards-per-node", () -> 2);
         registry.add("platform.broker.discovery-interval", () -> "500ms");
-        // A small prefetch and several consumers keep many deliveries unacknowledged at once.
-        registry.add("store.ingest.prefetch", () -> 20);
-        registry.add("store.ingest.consumers-per-shard", () -> 2);
-        // These tests publish single purchases; 20 x 2 x 25 purchases fit the 1,024-id dedup window.
-        registry.add("store.ingest.max-purchases-per-message", () -> 25);
+        ExpectedCounts.manyUnacknowledged(registry);
     }
 
     @TestConfiguration

@@ -15,6 +15,7 @@ import java.time.LocalDate;
 import java.util.List;
 import java.util.Random;
 import java.util.UUID;
+import org.springframework.test.context.DynamicPropertyRegistry;
 
 /**
  * Random one-item purchases published as purchase-api would, with the counts they must produce.
@@ -32,6 +33,16 @@ final class ExpectedCounts {
         this.items = items;
         this.expected = new long[stores + 1][items + 1];
         this.random = new Random(seed);
+    }
+
+    /**
+     * Ingest settings that keep many deliveries unacknowledged at once (a small prefetch, two
+     * consumers per shard) while 20 x 2 x 25 purchases still fit the 1,024-id dedup window.
+     */
+    static void manyUnacknowledged(DynamicPropertyRegistry registry) {
+        registry.add("store.ingest.prefetch", () -> 20);
+        registry.add("store.ingest.consumers-per-shard", () -> 2);
+        registry.add("store.ingest.max-purchases-per-message", () -> 25);
     }
 
     /** Publishes {@code count} purchases on {@code channel} (confirms are the caller's). */

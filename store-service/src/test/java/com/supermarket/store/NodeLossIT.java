@@ -49,10 +49,7 @@ class NodeLossIT {
         CLUSTER.springProperties(VICTIM).forEach((name, value) -> registry.add(name, () -> value));
         registry.add("platform.broker.replicated-shards", () -> SHARDS);
         registry.add("platform.broker.retry-interval", () -> "500ms");
-        // 20 x 2 x 25 purchases unacknowledged at most fit the 1,024-id dedup window.
-        registry.add("store.ingest.prefetch", () -> 20);
-        registry.add("store.ingest.consumers-per-shard", () -> 2);
-        registry.add("store.ingest.max-purchases-per-message", () -> 25);
+        ExpectedCounts.manyUnacknowledged(registry);
     }
 
     @TestConfiguration
