@@ -30,6 +30,9 @@
 #                           start it again --down-for seconds later (default 3), and fail unless
 #                           the run ends with 0 final failures (the tills retry) and the
 #                           pipeline check passes
+#   --cluster               on a local 3-node RabbitMQ cluster (scripts/rabbitmq-cluster.sh,
+#                           started here and stopped afterwards), replicated topology mode
+#   --topology-mode MODE    with --cluster: replicated (default) or sharded
 #   --run-dir DIR           output folder (default runs/benchmark-<UTC time>)
 #   -h, --help              this help
 # Environment: as scripts/run-local.sh (API_PORT, SERVICE_JAVA_OPTS, ...).
@@ -53,6 +56,8 @@ rates=""
 rate_stores=256
 kill_api_after=""
 down_for=3
+cluster=false
+topology_mode=replicated
 run_dir=""
 extra=()
 while [[ $# -gt 0 ]]; do
@@ -69,6 +74,8 @@ while [[ $# -gt 0 ]]; do
     --rate-stores) rate_stores="$2"; shift 2 ;;
     --kill-api-after) kill_api_after="$2"; shift 2 ;;
     --down-for) down_for="$2"; shift 2 ;;
+    --cluster) cluster=true; shift ;;
+    --topology-mode) topology_mode="$2"; shift 2 ;;
     --run-dir) run_dir="$2"; shift 2 ;;
     --) shift; extra=("$@"); break ;;
     *) echo "unknown option: $1 (see --help)" >&2; exit 1 ;;
@@ -119,6 +126,7 @@ cleanup() {
   trap - EXIT INT TERM
   stop_started
   unpin_shared
+  stop_cluster
   log "results in $RUN_DIR"
   exit "$status"
 }
@@ -132,12 +140,14 @@ start() {
 
 if [[ "$stub" == true ]]; then build_if_needed load-client; else build_if_needed "${SERVICE_MODULES[@]}" load-client; fi
 [[ "$stub" == true ]] || "$ROOT/scripts/local-services.sh"
+[[ "$cluster" == true ]] && start_cluster "$topology_mode"
 {
   echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo "host: $(uname -srm), $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GB"
   echo "profile: $profile  stub: $stub  purchases/hour: $per_hour  stores: $store_counts"
   echo "cpus: ${cpu_sizes:-all} (shared broker and database pinned: $cpus_shared)  rates: ${rates:-closed loop}"
   echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "broker: $([[ "$cluster" == true ]] && echo "3-node cluster, topology $topology_mode" || echo "the machine's broker")"
   echo "commit: $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)"
 } >"$RUN_DIR/environment.txt"
 

@@ -11,6 +11,7 @@
 #   stop         stop every node and delete the cluster's data (the machine's broker is untouched)
 #   status       each node's ports and whether it runs
 #   addresses    the AMQP addresses, comma separated (RABBITMQ_ADDRESSES for the services)
+#   most-leaders the node number (1..3) leading most quorum queues (asked of a running node)
 #   stop-node N  stop node N (1..3) abruptly, as a node loss (kill -9 of its Erlang VM)
 #   start-node N start node N again; it rejoins the cluster with its data
 #   -h, --help   this help
@@ -106,6 +107,17 @@ case "$cmd" in
     ;;
   addresses)
     echo "127.0.0.1:$(amqp_port 1),127.0.0.1:$(amqp_port 2),127.0.0.1:$(amqp_port 3)"
+    ;;
+  most-leaders)
+    for n in "${NODES[@]}"; do
+      running "$n" || continue
+      curl -sf -u guest:guest "http://127.0.0.1:$((15680 + n))/api/queues?columns=type,leader" | python3 -c '
+import collections, json, sys
+leaders = collections.Counter(q["leader"] for q in json.load(sys.stdin) if q.get("type") == "quorum" and "leader" in q)
+if not leaders: sys.exit("no quorum queue")
+print(leaders.most_common(1)[0][0].split("@")[0][2:])' && exit 0
+    done
+    die "no running node could tell"
     ;;
   stop-node)
     n="${2:?stop-node needs a node number 1..3}"

@@ -13,6 +13,11 @@
 #   --csv                   also write one record per request to the run folder
 #   --dynamodb              run purchases-service with the dynamodb profile, against a
 #                           DynamoDB Local (in memory, port 8000) that this script starts
+#   --cluster               run on a local 3-node RabbitMQ cluster (scripts/rabbitmq-cluster.sh,
+#                           started here and stopped afterwards) in the replicated topology mode
+#   --topology-mode MODE    with --cluster: replicated (default) or sharded
+#   --kill-node-after S     with --cluster: kill the node leading most queues S seconds into
+#                           the load, start it again 15 s later (the check must still pass)
 #   --keep-running          leave the services up afterwards (prints how to stop them)
 #   --stub                  try the script without the services: the load client's stub API
 #   --run-dir DIR           folder for logs and results (default runs/local-<UTC time>)
@@ -37,6 +42,9 @@ csv=false
 profile=mysql
 keep_running=false
 stub=false
+cluster=false
+topology_mode=replicated
+kill_after=""
 run_dir=""
 extra=()
 while [[ $# -gt 0 ]]; do
@@ -46,6 +54,9 @@ while [[ $# -gt 0 ]]; do
     --label) label="$2"; shift 2 ;;
     --csv) csv=true; shift ;;
     --dynamodb) profile=dynamodb; shift ;;
+    --cluster) cluster=true; shift ;;
+    --topology-mode) topology_mode="$2"; shift 2 ;;
+    --kill-node-after) kill_after="$2"; shift 2 ;;
     --keep-running) keep_running=true; shift ;;
     --stub) stub=true; shift ;;
     --run-dir) run_dir="$2"; shift 2 ;;
@@ -71,6 +82,7 @@ cleanup() {
     log "left running: ${STARTED_NAMES[*]:-nothing} (pids ${STARTED_PIDS[*]:-none}); stop with: kill ${STARTED_PIDS[*]:-}"
   else
     stop_started
+    stop_cluster
   fi
   log "logs and results in $RUN_DIR"
   exit "$status"
@@ -84,6 +96,7 @@ if [[ "$stub" == true ]]; then
   start_stub
 else
   "$ROOT/scripts/local-services.sh"
+  [[ "$cluster" == true ]] && start_cluster "$topology_mode"
   start_platform "$profile"
 fi
 
@@ -95,6 +108,7 @@ client_args=(run --base-url "http://127.0.0.1:$API_PORT" --max-stores "$stores" 
   --label "$label" --out "$RUN_DIR/result.json")
 [[ "$csv" == true ]] && client_args+=(--csv "$RUN_DIR/requests.csv")
 log "load client: ${client_args[*]} ${extra[*]:-}"
+[[ -n "$kill_after" && "$cluster" == true ]] && kill_a_node_after "$kill_after"
 status=0
 "$JAVA" -jar "$(jar_of load-client)" "${client_args[@]}" "${extra[@]}" || status=$?
 [[ $status -eq 0 ]] || die "the load client failed (exit $status); no request succeeded or bad options"

@@ -7,30 +7,62 @@ import org.springframework.amqp.core.AmqpAdmin;
 /**
  * The broker settings every service shares, under one prefix, {@value #PREFIX} (environment:
  * {@code RABBITMQ_MANAGEMENT_URL}, {@code BROKER_SHARDS_PER_NODE}, {@code BROKER_MANAGE_POLICIES},
- * {@code BROKER_DISCOVERY_INTERVAL}, {@code BROKER_RETRY_INTERVAL}); the connection itself is
- * Spring Boot's {@code spring.rabbitmq.*}. A service binds this record from its environment and
+ * {@code BROKER_DISCOVERY_INTERVAL}, {@code BROKER_RETRY_INTERVAL}, {@code BROKER_TOPOLOGY_MODE},
+ * {@code BROKER_REPLICATED_SHARDS}); the connection itself is Spring Boot's
+ * {@code spring.rabbitmq.*} (a list of nodes in {@code spring.rabbitmq.addresses}). A service binds this record from its environment and
  * builds its {@link BrokerSetup} and {@link ShardConsumers} from it. Immutable.
  *
- * @param managementUrl     the management HTTP API (policies, shard discovery)
- * @param shardsPerNode     shard queues per broker node of each sharded exchange (the policy)
+ * @param managementUrl     the management HTTP API (policies, shard discovery); used in the
+ *                          {@code sharded} mode only
+ * @param shardsPerNode     shard queues per broker node of each sharded exchange (the policy;
+ *                          {@code sharded} mode)
  * @param managePolicies    whether the services set the sharding and dead-letter policies (false
  *                          when the deployment provides them)
  * @param discoveryInterval how often the shard queues are listed again once consuming (new
  *                          broker nodes); unused by a service that consumes no shards
  * @param retryInterval     how often an unprepared broker (unreachable, no plugin, no shard
  *                          queue yet) is tried again at startup
+ * @param topologyMode      how the sharded exchanges' queues are made; {@code sharded} when unset
+ * @param replicatedShards  quorum queues per sharded exchange in the {@code replicated} mode;
+ *                          {@value BrokerTopology#DEFAULT_REPLICATED_SHARDS} when unset (0). Every
+ *                          service of a vhost must agree on it: a queue no service consumes would
+ *                          still receive its share of the stores
  */
 public record BrokerSettings(URI managementUrl, int shardsPerNode, boolean managePolicies, Duration discoveryInterval,
-                             Duration retryInterval) {
+                             Duration retryInterval, TopologyMode topologyMode, int replicatedShards) {
 
     /** The configuration prefix of these settings. */
     public static final String PREFIX = "platform.broker";
 
     public BrokerSettings {
-        if (managementUrl == null || shardsPerNode < 1 || retryInterval == null || !retryInterval.isPositive()) {
+        if (managementUrl == null || shardsPerNode < 1 || retryInterval == null || !retryInterval.isPositive()
+                || replicatedShards < 0) {
             throw new IllegalArgumentException(PREFIX + ".management-url, .shards-per-node (>= 1) and .retry-interval (> 0) "
-                    + "are required: " + managementUrl + ", " + shardsPerNode + ", " + retryInterval);
+                    + "are required, .replicated-shards must not be negative: " + managementUrl + ", " + shardsPerNode
+                    + ", " + retryInterval + ", " + replicatedShards);
         }
+        topologyMode = topologyMode == null ? TopologyMode.SHARDED : topologyMode;
+        replicatedShards = replicatedShards == 0 ? BrokerTopology.DEFAULT_REPLICATED_SHARDS : replicatedShards;
+    }
+
+    /**
+     * How the queues behind the sharded exchanges are made ({@code platform.broker.topology-mode},
+     * {@code BROKER_TOPOLOGY_MODE}).
+     */
+    public enum TopologyMode {
+        /**
+         * The {@code rabbitmq_sharding} plugin's classic queues, {@code shardsPerNode} per node,
+         * made by a policy and found over the management API. Not replicated: a node's shards and
+         * the purchases in them are out of reach while it is down, lost with its disk.
+         */
+        SHARDED,
+        /**
+         * {@code replicatedShards} quorum queues per sharded exchange, declared by the platform
+         * with fixed names and bound to the {@code x-modulus-hash} exchange: a message is stored
+         * on a majority of nodes before it is confirmed, and a queue keeps working while a
+         * majority of its nodes is up. No policy, no management API.
+         */
+        REPLICATED
     }
 
     /** The runner that declares the topology and applies the policies in {@code vhost}. */

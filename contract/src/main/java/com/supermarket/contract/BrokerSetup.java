@@ -1,5 +1,6 @@
 package com.supermarket.contract;
 
+import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.amqp.core.AmqpAdmin;
@@ -54,8 +55,8 @@ public final class BrokerSetup {
         }
         attempts++;
         try {
-            BrokerTopology.declare(admin);
-            if (settings.managePolicies()) {
+            BrokerTopology.declare(admin, settings);
+            if (managesPolicies()) {
                 BrokerTopology.applyPolicies(management, vhost, settings.shardsPerNode());
             }
         } catch (BrokerTopology.ShardingPluginMissingException e) {
@@ -67,11 +68,32 @@ public final class BrokerSetup {
             log.warn("Broker not ready (attempt {}), retrying in {}: {}", attempts, settings.retryInterval(), problem);
             return false;
         }
-        log.info("Broker topology declared in vhost '{}' after {} attempt(s); policies {}", vhost, attempts,
-                settings.managePolicies() ? "applied (" + settings.shardsPerNode() + " shard(s) per node)" : "left to the deployment");
+        log.info("Broker topology ({}) declared in vhost '{}' after {} attempt(s); {}", settings.topologyMode(), vhost, attempts,
+                replicated() ? settings.replicatedShards() + " quorum queue(s) per sharded exchange, no policy"
+                        : managesPolicies() ? "policies applied (" + settings.shardsPerNode() + " shard(s) per node)"
+                        : "policies left to the deployment");
         problem = null;
         done = true;
         return true;
+    }
+
+    /**
+     * The shard queues of {@code exchange} to consume: in {@code replicated} mode the fixed
+     * names (no broker call), in {@code sharded} mode those the plugin has made so far (listed
+     * over the management API), sorted by name.
+     */
+    public List<String> shardQueues(String exchange) {
+        return replicated() ? BrokerTopology.replicatedShards(exchange, settings.replicatedShards())
+                : BrokerTopology.shardQueues(management, vhost, exchange);
+    }
+
+    private boolean replicated() {
+        return settings.topologyMode() == BrokerSettings.TopologyMode.REPLICATED;
+    }
+
+    /** The sharding policies exist in the {@code sharded} mode only. */
+    private boolean managesPolicies() {
+        return settings.managePolicies() && !replicated();
     }
 
     /** Whether {@link #ensure()} has succeeded. */

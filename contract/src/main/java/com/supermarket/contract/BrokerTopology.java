@@ -1,6 +1,7 @@
 package com.supermarket.contract;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.springframework.amqp.AmqpException;
@@ -15,57 +16,111 @@ import org.springframework.amqp.core.Queue;
 
 /**
  * The platform's broker topology, in one place for every service and test: the exchanges,
- * queues and bindings as {@link Declarables} (declared over AMQP), and the sharding and
- * dead-letter policies (set over the management API, which AMQP cannot do). Everything is
- * idempotent, so any service may start first. {@link BrokerSetup} applies both.
+ * queues and bindings as {@link Declarables} (declared over AMQP), and, in the {@code sharded}
+ * mode, the sharding and dead-letter policies (set over the management API, which AMQP cannot
+ * do). Everything is idempotent, so any service may start first. {@link BrokerSetup} applies both.
  *
- * <p>A service registers {@link #declarables()} as a bean, so Spring's {@code RabbitAdmin}
- * declares it again on every new connection (the non-durable RPC queue does not survive a broker
- * restart). Stateless and thread-safe.
+ * <p>The {@linkplain BrokerSettings.TopologyMode mode} decides what is behind the two
+ * {@code x-modulus-hash} exchanges: the sharding plugin's classic queues ({@code sharded}), or
+ * {@code replicatedShards} quorum queues per exchange declared here and bound to the exchange
+ * itself ({@code replicated}), each with a single active consumer, a delivery limit and the
+ * dead-letter exchange as arguments, so no policy is needed. In {@code replicated} mode the
+ * parking queue and the RPC queue are quorum queues too: nothing the platform keeps lives on one
+ * node only. Nothing declared here is refused by RabbitMQ 4.x (no transient non-exclusive queue),
+ * and all of it is accepted by 3.10.
+ *
+ * <p>A service registers {@link #declarables(BrokerSettings)} as a bean, so Spring's
+ * {@code RabbitAdmin} declares it again on every new connection. Stateless and thread-safe.
  */
 public final class BrokerTopology {
 
     /** Default number of shard queues per broker node for each sharded exchange. */
     public static final int DEFAULT_SHARDS_PER_NODE = 4;
 
+    /** Default number of quorum queues per sharded exchange in the {@code replicated} mode. */
+    public static final int DEFAULT_REPLICATED_SHARDS = 8;
+
+    /**
+     * Deliveries of one message a replicated shard allows before dead-lettering it. The
+     * listeners reject poison at once (no requeue); this bounds what they cannot: a message whose
+     * consumer dies with it each time (a crash loop). Generous, because every node loss returns
+     * the unacknowledged messages of the consumers connected to it, counting one delivery each.
+     */
+    public static final int REPLICATED_DELIVERY_LIMIT = 20;
+
+    /** The binding key (the weight, for {@code x-modulus-hash}) of each replicated shard. */
+    static final String SHARD_WEIGHT = "1";
+
     private BrokerTopology() {
     }
 
     /**
-     * The exchanges, their bindings, the dead-letter exchange with its parking queue and the
-     * store RPC queue; a new object on each call.
+     * The exchanges, their bindings, the dead-letter exchange with its parking queue, the store
+     * RPC queue and, in {@code replicated} mode, the shard queues with their bindings; a new
+     * object on each call.
      */
-    public static Declarables declarables() {
-        FanoutExchange ingress = new FanoutExchange(Topology.INGRESS_EXCHANGE, true, false);
-        FanoutExchange deadLetter = new FanoutExchange(Topology.DEAD_LETTER_EXCHANGE, true, false);
-        Queue parking = new Queue(Topology.PARKING_QUEUE, true, false, false);
+    public static Declarables declarables(BrokerSettings settings) {
+        boolean replicated = settings.topologyMode() == BrokerSettings.TopologyMode.REPLICATED;
         List<Declarable> declarables = new ArrayList<>();
         for (String sharded : Topology.SHARDED_EXCHANGES) {
             declarables.add(new CustomExchange(sharded, Topology.SHARDING_EXCHANGE_TYPE, true, false));
         }
-        declarables.add(ingress);
+        declarables.add(new FanoutExchange(Topology.INGRESS_EXCHANGE, true, false));
         for (String sharded : Topology.SHARDED_EXCHANGES) {
             declarables.add(new Binding(sharded, Binding.DestinationType.EXCHANGE, Topology.INGRESS_EXCHANGE, "", null));
         }
-        declarables.add(deadLetter);
-        declarables.add(parking);
+        declarables.add(new FanoutExchange(Topology.DEAD_LETTER_EXCHANGE, true, false));
+        declarables.add(durableQueue(Topology.PARKING_QUEUE, replicated, Map.of()));
         declarables.add(new Binding(Topology.PARKING_QUEUE, Binding.DestinationType.QUEUE, Topology.DEAD_LETTER_EXCHANGE, "", null));
         // Requests carry their own expiration: a stale request is dropped instead of being
-        // answered to nobody. Not durable: a request outlives no broker restart.
-        declarables.add(new Queue(Topology.STORE_RPC_QUEUE, false, false, false));
+        // answered to nobody. Durable only because RabbitMQ 4.3 refuses transient shared queues.
+        declarables.add(durableQueue(Topology.STORE_RPC_QUEUE, replicated, Map.of()));
+        if (replicated) {
+            for (String sharded : Topology.SHARDED_EXCHANGES) {
+                for (String shard : replicatedShards(sharded, settings.replicatedShards())) {
+                    declarables.add(durableQueue(shard, true, Map.of(
+                            "x-single-active-consumer", true,
+                            "x-delivery-limit", REPLICATED_DELIVERY_LIMIT,
+                            "x-dead-letter-exchange", Topology.DEAD_LETTER_EXCHANGE)));
+                    declarables.add(new Binding(shard, Binding.DestinationType.QUEUE, sharded, SHARD_WEIGHT, null));
+                }
+            }
+        }
         return new Declarables(declarables);
     }
 
+    /** The fixed shard queue names of {@code exchange} in {@code replicated} mode, in order. */
+    public static List<String> replicatedShards(String exchange, int count) {
+        List<String> names = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            names.add(Topology.replicatedShardName(exchange, i));
+        }
+        return names;
+    }
+
     /**
-     * Declares {@link #declarables()} now, in order, through {@code admin}, so that a failure is
-     * seen by the caller rather than only logged by a connection listener.
+     * A durable queue; a quorum queue when {@code quorum}, its leaders spread over the nodes
+     * ({@code balanced}; RabbitMQ 3.10's default puts every leader on the declaring client's node).
+     */
+    private static Queue durableQueue(String name, boolean quorum, Map<String, Object> arguments) {
+        Map<String, Object> all = new LinkedHashMap<>(arguments);
+        if (quorum) {
+            all.put("x-queue-type", "quorum");
+            all.put("x-queue-leader-locator", "balanced");
+        }
+        return new Queue(name, true, false, false, all);
+    }
+
+    /**
+     * Declares {@link #declarables(BrokerSettings)} now, in order, through {@code admin}, so that
+     * a failure is seen by the caller rather than only logged by a connection listener.
      *
      * @throws ShardingPluginMissingException if the broker does not know {@code x-modulus-hash}
      * @throws AmqpException                  for any other broker error (e.g. unreachable)
      */
-    public static void declare(AmqpAdmin admin) {
+    public static void declare(AmqpAdmin admin, BrokerSettings settings) {
         try {
-            for (Declarable declarable : declarables().getDeclarables()) {
+            for (Declarable declarable : declarables(settings).getDeclarables()) {
                 switch (declarable) {
                     case Exchange exchange -> admin.declareExchange(exchange);
                     case Queue queue -> admin.declareQueue(queue);

@@ -24,7 +24,8 @@ import org.springframework.context.SmartLifecycle;
  * Consumes every shard queue of one sharded exchange by its explicit name: the one way both
  * consuming services read their shards. A {@link DirectMessageListenerContainer} starts with no
  * queue; a discovery round (at start, then every {@code discoveryInterval}) prepares the broker
- * through the {@link BrokerSetup}, lists the shard queues over the management API and adds each
+ * through the {@link BrokerSetup}, takes the shard queues from it (the fixed quorum queues in
+ * {@code replicated} mode, those listed over the management API in {@code sharded}) and adds each
  * new one with {@code consumersPerShard} consumers ({@code addQueueNames} starts consumers for the
  * new queue only; the others keep consuming). Until the broker is prepared and a shard queue
  * exists, rounds repeat every {@code retryInterval}, each failure logged, and
@@ -33,7 +34,12 @@ import org.springframework.context.SmartLifecycle;
  * <p>Why explicit names: consumers on the exchange-named pseudo-queue are placed on one shard
  * each by the plugin at consume time, which can pile them onto one shard and leave others
  * unread. Acknowledgement is manual (the listener acks after its work is durable); a listener
- * exception rejects without requeue, so the shard queue's dead-letter policy parks the message.
+ * exception rejects without requeue, so the shard queue's dead-letter policy (an argument of
+ * the quorum queue in {@code replicated} mode) parks the message. A replicated shard has a single
+ * active consumer: its other consumers (of this or another instance) are standbys the broker
+ * switches to when the active one's channel or node is lost, so one shard is never consumed by two
+ * at once; lost consumers are restarted by the container's monitor on a new connection, which the
+ * connection factory opens to the next live node of its address list.
  *
  * <p>A plain class, not a bean: the service registers it (it is a {@link SmartLifecycle}, started
  * after the context is refreshed and stopped before it closes). Thread-safe: discovery runs on
@@ -125,7 +131,7 @@ public final class ShardConsumers implements SmartLifecycle {
                 problem = setup.problem();
                 return;
             }
-            List<String> found = BrokerTopology.shardQueues(setup.management(), setup.vhost(), exchange);
+            List<String> found = setup.shardQueues(exchange);
             for (String shard : found) {
                 if (shards.add(shard)) {
                     consume(shard);

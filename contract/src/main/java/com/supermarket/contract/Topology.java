@@ -26,8 +26,14 @@ public final class Topology {
     /** Durable queue behind {@link #DEAD_LETTER_EXCHANGE}, for an operator to inspect. */
     public static final String PARKING_QUEUE = "purchases.parking";
 
-    /** Request queue of the store-service RPC server (the GET queries). */
-    public static final String STORE_RPC_QUEUE = "store.rpc";
+    /**
+     * Request queue of the store-service RPC server (the GET queries). Durable: RabbitMQ 4.3
+     * refuses transient non-exclusive queues. Named anew (it was the transient {@code store.rpc})
+     * so that a vhost still holding the old transient queue never answers a re-declare with
+     * {@code PRECONDITION_FAILED}; the old one is left unused and vanishes at the broker's
+     * next restart.
+     */
+    public static final String STORE_RPC_QUEUE = "store.queries";
 
     /** The exchange type of the sharding plugin. */
     public static final String SHARDING_EXCHANGE_TYPE = "x-modulus-hash";
@@ -46,6 +52,15 @@ public final class Topology {
      */
     public static String shardQueuePrefix(String exchange) {
         return "sharding: " + exchange + " - ";
+    }
+
+    /**
+     * The name of replicated shard {@code index} of {@code exchange} in the {@code replicated}
+     * topology mode: a quorum queue the platform declares itself and binds to the exchange.
+     * Never the exchange's own name, which the sharding plugin reserves for its pseudo-queue.
+     */
+    public static String replicatedShardName(String exchange, int index) {
+        return exchange + ".shard." + index;
     }
 
     /** Whether {@code queue} is a shard queue of {@code exchange}. */

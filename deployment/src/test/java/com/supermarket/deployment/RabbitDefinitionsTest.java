@@ -4,6 +4,7 @@ import static com.supermarket.deployment.DeploymentFiles.map;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.net.httpserver.HttpServer;
+import com.supermarket.contract.BrokerSettings;
 import com.supermarket.contract.BrokerTopology;
 import com.supermarket.contract.ManagementClient;
 import com.supermarket.contract.Topology;
@@ -14,6 +15,7 @@ import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -120,13 +122,13 @@ class RabbitDefinitionsTest {
                 .contains("rabbitmq_sharding", "rabbitmq_management");
     }
 
-    /** What {@link BrokerTopology#declarables()} declares, in definitions.json's terms. */
+    /** What {@link BrokerTopology#declarables} declares in the sharded mode, in definitions.json's terms. */
     private static Map<String, List<Map<String, Object>>> recordDeclarations() {
         Map<String, List<Map<String, Object>>> recorded = new HashMap<>();
         recorded.put("exchanges", new ArrayList<>());
         recorded.put("bindings", new ArrayList<>());
         recorded.put("queues", new ArrayList<>());
-        for (Declarable declarable : BrokerTopology.declarables().getDeclarables()) {
+        for (Declarable declarable : BrokerTopology.declarables(shardedSettings()).getDeclarables()) {
             switch (declarable) {
                 case Exchange e -> {
                     assertThat(e.isAutoDelete() || e.isInternal() || !e.getArguments().isEmpty()).as(e.getName()).isFalse();
@@ -145,6 +147,12 @@ class RabbitDefinitionsTest {
             }
         }
         return recorded;
+    }
+
+    /** docker-compose's broker is a single node: the sharded mode, which definitions.json holds. */
+    private static BrokerSettings shardedSettings() {
+        return new BrokerSettings(URI.create("http://127.0.0.1:1"), BrokerTopology.DEFAULT_SHARDS_PER_NODE, true, null,
+                Duration.ofSeconds(1), BrokerSettings.TopologyMode.SHARDED, 0);
     }
 
     /**

@@ -25,10 +25,20 @@ final class PurchasesServiceRunner implements AutoCloseable {
     private final RestClient http;
 
     PurchasesServiceRunner(String profile, TestBroker broker, Map<String, String> extraProperties) {
+        this(profile, brokerProperties(broker), extraProperties);
+    }
+
+    private static Map<String, String> brokerProperties(TestBroker broker) {
         Map<String, String> properties = new HashMap<>(broker.springProperties());
         String managementUrl = System.getenv("RABBITMQ_MANAGEMENT_URL");
         properties.put("platform.broker.management-url",
                 managementUrl == null || managementUrl.isBlank() ? "http://" + broker.host() + ":15672" : managementUrl);
+        return properties;
+    }
+
+    /** @param brokerProperties where the broker is ({@code spring.rabbitmq.*}, {@code platform.broker.*}) */
+    PurchasesServiceRunner(String profile, Map<String, String> brokerProperties, Map<String, String> extraProperties) {
+        Map<String, String> properties = new HashMap<>(brokerProperties);
         properties.put("platform.broker.shards-per-node", "2");
         properties.put("platform.broker.discovery-interval", "2s");
         properties.put("platform.broker.retry-interval", "500ms");

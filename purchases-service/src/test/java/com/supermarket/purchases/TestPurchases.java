@@ -46,14 +46,19 @@ final class TestPurchases {
     }
 
     static void publish(TestBroker broker, List<Purchase> purchases) {
+        publish(broker.newConnection(), purchases);
+    }
+
+    /** Publishes over {@code connection} (any broker, e.g. a cluster node) and closes it. */
+    static void publish(Connection connection, List<Purchase> purchases) {
         List<byte[]> bodies = purchases.stream().map(WireFormat::encode).toList();
-        publishRaw(broker, purchases.stream().map(Purchase::routingKey).toList(),
+        publish(connection, null, purchases.stream().map(Purchase::routingKey).toList(),
                 purchases.stream().map(p -> p.purchaseId().toString()).toList(), bodies);
     }
 
     /** Legacy single-purchase messages (no {@code type}), as purchase-api sent before batches. */
     static void publishRaw(TestBroker broker, List<String> routingKeys, List<String> messageIds, List<byte[]> bodies) {
-        publish(broker, null, routingKeys, messageIds, bodies);
+        publish(broker.newConnection(), null, routingKeys, messageIds, bodies);
     }
 
     /** One batch message ({@link PurchaseBatch#MESSAGE_TYPE}) framed from raw purchase elements. */
@@ -63,12 +68,12 @@ final class TestPurchases {
 
     /** One message of type {@link PurchaseBatch#MESSAGE_TYPE} with exactly this body. */
     static void publishBatchBody(TestBroker broker, String routingKey, byte[] body) {
-        publish(broker, PurchaseBatch.MESSAGE_TYPE, List.of(routingKey), List.of(UUID.randomUUID().toString()), List.of(body));
+        publish(broker.newConnection(), PurchaseBatch.MESSAGE_TYPE, List.of(routingKey), List.of(UUID.randomUUID().toString()), List.of(body));
     }
 
-    private static void publish(TestBroker broker, String type, List<String> routingKeys, List<String> messageIds,
+    private static void publish(Connection opened, String type, List<String> routingKeys, List<String> messageIds,
                                 List<byte[]> bodies) {
-        try (Connection connection = broker.newConnection(); Channel channel = connection.createChannel()) {
+        try (Connection connection = opened; Channel channel = connection.createChannel()) {
             channel.confirmSelect();
             for (int i = 0; i < bodies.size(); i++) {
                 AMQP.BasicProperties properties = new AMQP.BasicProperties.Builder().type(type)

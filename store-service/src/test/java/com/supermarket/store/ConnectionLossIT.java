@@ -3,22 +3,13 @@ package com.supermarket.store;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
-import com.supermarket.contract.Purchase;
-import com.supermarket.contract.PurchaseItem;
 import com.supermarket.contract.Topology;
-import com.supermarket.contract.WireFormat;
 import com.supermarket.contract.testing.TcpProxy;
 import com.supermarket.contract.testing.TestBroker;
 import com.supermarket.store.counts.StoreCounts;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.LocalDate;
-import java.util.List;
-import java.util.Random;
-import java.util.UUID;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -57,11 +48,7 @@ class ConnectionLossIT {
         registry.add("platform.broker.management-url", () -> "http://" + BROKER.host() + ":15672");
         registry.add("platform.broker.shards-per-node", () -> 2);
         registry.add("platform.broker.discovery-interval", () -> "500ms");
-        // A small prefetch and several consumers keep many deliveries unacknowledged at once.
-        registry.add("store.ingest.prefetch", () -> 20);
-        registry.add("store.ingest.consumers-per-shard", () -> 2);
-        // These tests publish single purchases; 20 x 2 x 25 purchases fit the 1,024-id dedup window.
-        registry.add("store.ingest.max-purchases-per-message", () -> 25);
+        ExpectedCounts.manyUnacknowledged(registry);
     }
 
     @TestConfiguration
@@ -80,25 +67,12 @@ class ConnectionLossIT {
     @Test
     void countsStayExactAcrossConnectionLosses() throws Exception {
         await().atMost(Duration.ofSeconds(30)).until(() -> BROKER.shardQueues(Topology.STORE_EXCHANGE).size() == 2);
-        int stores = 8;
-        int items = 20;
-        long[][] expected = new long[stores + 1][items + 1];
-        Random random = new Random(9);
+        ExpectedCounts expected = new ExpectedCounts(8, 20, 9);
         double appliedWhileFrozen = 0;
         try (Connection connection = BROKER.newConnection(); Channel channel = connection.createChannel()) {
             channel.confirmSelect();
             for (int round = 0; round < 4; round++) {
-                for (int i = 0; i < 500; i++) {
-                    int store = 1 + random.nextInt(stores);
-                    int item = 1 + random.nextInt(items);
-                    expected[store][item]++;
-                    Purchase purchase = new Purchase(UUID.randomUUID(), store, store * 1000, LocalDate.of(2021, 1, 1),
-                            List.of(new PurchaseItem(item, 1)), Instant.now());
-                    channel.basicPublish(Topology.INGRESS_EXCHANGE, purchase.routingKey(),
-                            new AMQP.BasicProperties.Builder().contentType(WireFormat.CONTENT_TYPE)
-                                    .messageId(purchase.purchaseId().toString()).deliveryMode(2).build(),
-                            WireFormat.encode(purchase));
-                }
+                expected.publish(channel, 500);
                 channel.waitForConfirmsOrDie(10_000);
                 // Freeze the link while the consumers are busy with this round: what they still
                 // apply has its ack stuck in the proxy, so the broker redelivers it once the link
@@ -118,14 +92,7 @@ class ConnectionLossIT {
             }
         }
 
-        await().atMost(Duration.ofSeconds(90)).untilAsserted(() -> {
-            for (int store = 1; store <= stores; store++) {
-                for (int item = 1; item <= items; item++) {
-                    assertThat(counts.count(store, item)).as("store %d item %d", store, item)
-                            .isEqualTo(expected[store][item]);
-                }
-            }
-        });
+        await().atMost(Duration.ofSeconds(90)).untilAsserted(() -> expected.assertExact(counts));
         double duplicates = registry.get("store.purchases.duplicates").counter().count();
         log.info("{} purchases were applied with their ack held back; {} redeliveries were skipped",
                 appliedWhileFrozen, duplicates);

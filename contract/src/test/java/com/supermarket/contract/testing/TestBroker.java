@@ -139,7 +139,7 @@ public final class TestBroker implements AutoCloseable {
      * discovery and retries every {@code interval}.
      */
     public BrokerSettings settings(int shardsPerNode, Duration interval) {
-        return new BrokerSettings(managementUri, shardsPerNode, true, interval, interval);
+        return new BrokerSettings(managementUri, shardsPerNode, true, interval, interval, null, 0);
     }
 
     public List<String> shardQueues(String exchange) {

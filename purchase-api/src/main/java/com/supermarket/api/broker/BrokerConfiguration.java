@@ -1,5 +1,6 @@
 package com.supermarket.api.broker;
 
+import com.supermarket.contract.BrokerSettings;
 import com.supermarket.contract.BrokerTopology;
 import java.time.Duration;
 import org.slf4j.Logger;
@@ -10,10 +11,12 @@ import org.springframework.amqp.rabbit.connection.Connection;
 import org.springframework.amqp.rabbit.connection.ConnectionListener;
 import org.springframework.amqp.rabbit.core.RabbitTemplate;
 import org.springframework.boot.amqp.autoconfigure.ConnectionFactoryCustomizer;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 
 /**
  * The purchase publishing template over Spring Boot's pooled {@link CachingConnectionFactory}
@@ -45,9 +48,15 @@ class BrokerConfiguration {
     }
 
     /** The platform topology, declared again by Spring's admin on every new connection. */
+    /** The shared broker settings ({@code platform.broker.*}). */
     @Bean
-    Declarables brokerTopology() {
-        return BrokerTopology.declarables();
+    BrokerSettings brokerSettings(Environment environment) {
+        return Binder.get(environment).bindOrCreate(BrokerSettings.PREFIX, BrokerSettings.class);
+    }
+
+    @Bean
+    Declarables brokerTopology(BrokerSettings settings) {
+        return BrokerTopology.declarables(settings);
     }
 
     @Bean

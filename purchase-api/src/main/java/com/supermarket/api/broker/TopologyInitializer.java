@@ -7,9 +7,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.springframework.amqp.core.AmqpAdmin;
 import org.springframework.boot.amqp.autoconfigure.RabbitProperties;
-import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.SmartLifecycle;
-import org.springframework.core.env.Environment;
 import org.springframework.stereotype.Component;
 
 /**
@@ -26,9 +24,8 @@ class TopologyInitializer implements SmartLifecycle {
     private final BrokerSetup setup;
     private ScheduledExecutorService retrying;
 
-    TopologyInitializer(AmqpAdmin admin, RabbitProperties rabbit, Environment environment) {
-        this.setup = Binder.get(environment).bindOrCreate(BrokerSettings.PREFIX, BrokerSettings.class)
-                .setup(admin, rabbit.determineUsername(), rabbit.determinePassword(), rabbit.determineVirtualHost());
+    TopologyInitializer(AmqpAdmin admin, RabbitProperties rabbit, BrokerSettings settings) {
+        this.setup = settings.setup(admin, rabbit.determineUsername(), rabbit.determinePassword(), rabbit.determineVirtualHost());
     }
 
     @Override

@@ -21,13 +21,17 @@ import org.springframework.core.env.Environment;
 class BrokerConfiguration {
 
     @Bean
-    Declarables brokerTopology() {
-        return BrokerTopology.declarables();
+    BrokerSettings brokerSettings(Environment environment) {
+        return Binder.get(environment).bindOrCreate(BrokerSettings.PREFIX, BrokerSettings.class);
     }
 
     @Bean
-    BrokerSetup brokerSetup(Environment environment, AmqpAdmin admin, RabbitProperties rabbit) {
-        return Binder.get(environment).bindOrCreate(BrokerSettings.PREFIX, BrokerSettings.class)
-                .setup(admin, rabbit.determineUsername(), rabbit.determinePassword(), rabbit.determineVirtualHost());
+    Declarables brokerTopology(BrokerSettings settings) {
+        return BrokerTopology.declarables(settings);
+    }
+
+    @Bean
+    BrokerSetup brokerSetup(BrokerSettings settings, AmqpAdmin admin, RabbitProperties rabbit) {
+        return settings.setup(admin, rabbit.determineUsername(), rabbit.determinePassword(), rabbit.determineVirtualHost());
     }
 }

@@ -1,5 +1,6 @@
 package com.supermarket.purchases.storage.mysql;
 
+import com.supermarket.contract.BrokerSettings;
 import com.supermarket.contract.BrokerSetup;
 import com.supermarket.purchases.ingest.IngestProperties;
 import com.zaxxer.hikari.HikariDataSource;
@@ -24,10 +25,12 @@ class PoolSizing {
     PoolSizing(DataSource dataSource, IngestProperties ingest, BrokerSetup broker) {
         if (dataSource instanceof HikariDataSource hikari) {
             int pool = hikari.getMaximumPoolSize();
-            int writers = ingest.writersPerNode(broker.settings().shardsPerNode());
+            // A replicated shard has one active consumer whatever the consumers per shard.
+            int writers = broker.settings().topologyMode() == BrokerSettings.TopologyMode.REPLICATED
+                    ? broker.settings().replicatedShards() : ingest.writersPerNode(broker.settings().shardsPerNode());
             if (pool < writers + 1) {
                 log.warn("Connection pool of {} for {} consumers: consumers will wait for connections; set MYSQL_POOL_SIZE "
-                        + "to PURCHASES_CONSUMERS_PER_SHARD x BROKER_SHARDS_PER_NODE + 2 = {}", pool, writers, writers + 2);
+                        + "to PURCHASES_CONSUMERS_PER_SHARD x BROKER_SHARDS_PER_NODE + 2 (replicated: BROKER_REPLICATED_SHARDS + 2) = {}", pool, writers, writers + 2);
             } else {
                 log.info("Connection pool of {} for {} consumers", pool, writers);
             }

@@ -1,0 +1,220 @@
+package com.supermarket.contract.testing;
+
+import com.rabbitmq.client.Address;
+import com.rabbitmq.client.Connection;
+import com.supermarket.contract.BrokerSettings;
+import com.supermarket.contract.BrokerSetup;
+import com.supermarket.contract.ManagementClient;
+import com.supermarket.contract.WireFormat;
+import java.io.IOException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.springframework.amqp.rabbit.connection.AbstractConnectionFactory;
+import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
+import org.springframework.amqp.rabbit.core.RabbitAdmin;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * The real local three-node RabbitMQ cluster of {@code scripts/rabbitmq-cluster.sh} (nodes
+ * sm1..sm3@localhost, AMQP 5681..5683, management 15681..15683), started by {@link #start} and
+ * stopped, its data deleted, by {@link #close}, with a throw-away vhost. For the tests where a
+ * node dies. Needs root and the rabbitmq-server package: without them {@link #start} fails and
+ * says so (never a skip). Not thread-safe; one per test class.
+ */
+public final class TestCluster implements AutoCloseable {
+
+    /** The cluster's nodes, numbered as the script numbers them. */
+    public static final List<Integer> NODES = List.of(1, 2, 3);
+
+    private static final String USER = "guest";
+
+    private final Path script;
+    private final String vhost;
+
+    private TestCluster(Path script, String purpose) {
+        this.script = script;
+        this.vhost = "it-" + purpose + "-" + UUID.randomUUID().toString().substring(0, 8);
+    }
+
+    /** Starts the cluster (if not running) and creates a fresh vhost named after {@code purpose}. */
+    public static TestCluster start(String purpose) {
+        TestCluster cluster = new TestCluster(findScript(), purpose);
+        try {
+            cluster.run("start");
+            ManagementClient management = cluster.management(1);
+            management.send("PUT", "api/vhosts/" + cluster.vhost, null);
+            management.send("PUT", "api/permissions/" + cluster.vhost + "/" + USER,
+                    "{\"configure\":\".*\",\"write\":\".*\",\"read\":\".*\"}".getBytes(StandardCharsets.UTF_8));
+            return cluster;
+        } catch (RuntimeException e) {
+            // A half-started cluster is stopped here: the caller never gets it to close.
+            cluster.close();
+            throw e;
+        }
+    }
+
+    public String vhost() {
+        return vhost;
+    }
+
+    /** {@code host:port} of node {@code n}'s AMQP listener. */
+    public static String address(int node) {
+        return "127.0.0.1:" + (5680 + node);
+    }
+
+    /** Every node's AMQP address, comma separated, {@code first} first (the node a client tries first). */
+    public static String addresses(int first) {
+        List<String> addresses = new ArrayList<>();
+        addresses.add(address(first));
+        NODES.stream().filter(n -> n != first).forEach(n -> addresses.add(address(n)));
+        return String.join(",", addresses);
+    }
+
+    /** A Spring connection factory to this vhost over every node, {@code first} tried first. */
+    public CachingConnectionFactory connectionFactory(int first) {
+        CachingConnectionFactory factory = new CachingConnectionFactory();
+        factory.setAddresses(addresses(first));
+        factory.setUsername(USER);
+        factory.setPassword(USER);
+        factory.setVirtualHost(vhost);
+        factory.setConnectionTimeout(2_000);
+        // In order, so that the test knows which node a client is on (the default is random).
+        factory.setAddressShuffleMode(AbstractConnectionFactory.AddressShuffleMode.NONE);
+        return factory;
+    }
+
+    /** Spring Boot properties that point a service at this vhost over every node, {@code first} first. */
+    public Map<String, String> springProperties(int first) {
+        return Map.of(
+                "spring.rabbitmq.addresses", addresses(first),
+                "spring.rabbitmq.address-shuffle-mode", "none",
+                "spring.rabbitmq.username", USER,
+                "spring.rabbitmq.password", USER,
+                "spring.rabbitmq.virtual-host", vhost,
+                "platform.broker.management-url", managementUri(first).toString(),
+                "platform.broker.topology-mode", "replicated");
+    }
+
+    public static URI managementUri(int node) {
+        return URI.create("http://127.0.0.1:" + (15680 + node));
+    }
+
+    public ManagementClient management(int node) {
+        return new ManagementClient(managementUri(node), USER, USER);
+    }
+
+    /**
+     * Declares the platform's {@code replicated} topology ({@code shards} quorum queues per
+     * sharded exchange) in this vhost through node 1, so that its leaders are placed.
+     */
+    public void declareReplicatedTopology(int shards) {
+        CachingConnectionFactory connections = connectionFactory(1);
+        try {
+            BrokerSetup setup = replicatedSettings(shards).setup(new RabbitAdmin(connections), USER, USER, vhost);
+            if (!setup.ensure()) {
+                throw new IllegalStateException(setup.problem());
+            }
+        } finally {
+            connections.destroy();
+        }
+    }
+
+    /** Settings of the {@code replicated} mode with {@code shards} queues, retries every 500 ms. */
+    public static BrokerSettings replicatedSettings(int shards) {
+        Duration interval = Duration.ofMillis(500);
+        return new BrokerSettings(managementUri(1), 1, true, interval, interval, BrokerSettings.TopologyMode.REPLICATED,
+                shards);
+    }
+
+    /** A plain AMQP connection to this vhost on node {@code node} only. */
+    public Connection newConnection(int node) {
+        com.rabbitmq.client.ConnectionFactory factory = new com.rabbitmq.client.ConnectionFactory();
+        factory.setUsername(USER);
+        factory.setPassword(USER);
+        factory.setVirtualHost(vhost);
+        try {
+            return factory.newConnection(List.of(Address.parseAddress(address(node))), "test");
+        } catch (IOException | TimeoutException e) {
+            throw new IllegalStateException("cannot connect to the cluster", e);
+        }
+    }
+
+    /** How many of this vhost's quorum queues each node leads, asked of a running node. */
+    public Map<String, Integer> leadersByNode(int askedNode) {
+        JsonNode queues = WireFormat.mapper().readTree(management(askedNode).send("GET",
+                "api/queues/" + URLEncoder.encode(vhost, StandardCharsets.UTF_8) + "?columns=name,type,leader,node", null));
+        Map<String, Integer> leaders = new HashMap<>();
+        for (JsonNode queue : queues) {
+            if ("quorum".equals(queue.path("type").asString())) {
+                String leader = queue.path("leader").asString(queue.path("node").asString());
+                leaders.merge(leader, 1, Integer::sum);
+            }
+        }
+        return leaders;
+    }
+
+    /** The node (1..3) leading most of this vhost's quorum queues. */
+    public int nodeLeadingMostQueues() {
+        Map<String, Integer> leaders = leadersByNode(1);
+        String most = leaders.entrySet().stream().max(Map.Entry.comparingByValue())
+                .orElseThrow(() -> new IllegalStateException("no quorum queue in " + vhost)).getKey();
+        return Integer.parseInt(most.substring(2, most.indexOf('@')));
+    }
+
+    /** Kills node {@code n} abruptly (SIGKILL), as a lost machine. */
+    public void stopNode(int n) {
+        run("stop-node", Integer.toString(n));
+    }
+
+    /** Starts node {@code n} again; it rejoins with its data. */
+    public void startNode(int n) {
+        run("start-node", Integer.toString(n));
+    }
+
+    /** Stops every node and deletes the cluster's data (the vhost with it). */
+    @Override
+    public void close() {
+        run("stop");
+    }
+
+    private void run(String... arguments) {
+        List<String> command = new ArrayList<>();
+        command.add(script.toString());
+        command.addAll(List.of(arguments));
+        try {
+            Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+            String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (!process.waitFor(3, TimeUnit.MINUTES) || process.exitValue() != 0) {
+                throw new IllegalStateException(String.join(" ", command) + " failed (needs root and the rabbitmq-server "
+                        + "package; scripts/local-services.sh installs it):\n" + output);
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot run " + script, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted running " + script, e);
+        }
+    }
+
+    /** scripts/rabbitmq-cluster.sh in the repository the test runs in (a module's parent). */
+    private static Path findScript() {
+        for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
+            Path script = dir.resolve("scripts/rabbitmq-cluster.sh");
+            if (Files.isExecutable(script)) {
+                return script;
+            }
+        }
+        throw new IllegalStateException("scripts/rabbitmq-cluster.sh not found above " + Path.of("").toAbsolutePath());
+    }
+}
