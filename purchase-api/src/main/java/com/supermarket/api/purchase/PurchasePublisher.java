@@ -1,6 +1,7 @@
 package com.supermarket.api.purchase;
 
 import com.supermarket.api.broker.BlockedConnectionTracker;
+import com.supermarket.api.broker.ShardRouting;
 import com.supermarket.api.purchase.PublishRefusedException.Reason;
 import com.supermarket.contract.Purchase;
 import com.supermarket.contract.PurchaseBatch;
@@ -62,6 +63,7 @@ class PurchasePublisher implements DisposableBean {
     private final PublishProperties properties;
     private final PublishProperties.Batch settings;
     private final BlockedConnectionTracker blocked;
+    private final ShardRouting routing;
     private final BlockingQueue<Pending> queue;
     private final Semaphore inFlight;
     private final Timer confirmLatency;
@@ -74,11 +76,12 @@ class PurchasePublisher implements DisposableBean {
     private int waitingCount;
 
     PurchasePublisher(@Qualifier("publishTemplate") RabbitTemplate template, PublishProperties properties,
-                      BlockedConnectionTracker blocked, MeterRegistry registry) {
+                      BlockedConnectionTracker blocked, ShardRouting routing, MeterRegistry registry) {
         this.template = template;
         this.properties = properties;
         this.settings = properties.batch();
         this.blocked = blocked;
+        this.routing = routing;
         this.queue = new ArrayBlockingQueue<>(settings.queueCapacity());
         this.inFlight = new Semaphore(settings.maxInFlight());
         this.confirmLatency = Timer.builder("purchases.confirm.latency")
@@ -131,6 +134,11 @@ class PurchasePublisher implements DisposableBean {
             // Refuse fast: a publish on a blocked connection would only wait out the confirm timeout.
             return CompletableFuture.failedFuture(new PublishRefusedException(Reason.BLOCKED,
                     "the broker is blocking publishers (" + blocked.reason() + "); retry later", null));
+        }
+        String unroutable = routing.problem();
+        if (unroutable != null) {
+            return CompletableFuture.failedFuture(new PublishRefusedException(Reason.UNROUTABLE,
+                    "could not route the purchase to every consumer (" + unroutable + "); retry later", null));
         }
         // Encoded here, on the request's thread: the sender's serial work stays a copy.
         Pending pending = new Pending(Topology.routingKey(purchase.storeId(), settings.buckets()),
