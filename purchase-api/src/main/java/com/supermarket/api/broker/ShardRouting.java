@@ -28,7 +28,8 @@ import org.springframework.stereotype.Component;
  * management API every {@code platform.broker.retry-interval} and keeps why publishing is
  * unsafe; the publisher refuses with {@code 503} meanwhile and readiness (the {@code routing}
  * check) is DOWN. What it cannot see: a shard queue deleted between two checks (an operator
- * action; the sharding plugin re-creates its queues itself).
+ * action; the sharding plugin re-creates its queues itself). While the management API cannot
+ * be reached the last verdict stands, so its outage does not stop purchases.
  *
  * <p>Thread-safe: one scheduler thread writes a volatile reason that request threads read.
  */
@@ -68,7 +69,11 @@ public class ShardRouting implements HealthIndicator, SmartLifecycle {
             found = empty.isEmpty() ? null : "no shard queue behind " + String.join(" and ", empty)
                     + " (is its sharding policy set?): a purchase would not reach every consumer";
         } catch (RuntimeException e) {
-            found = "cannot list the shard queues: " + e.getMessage();
+            // The management API is down, not the broker: keep the last verdict rather than
+            // refuse every purchase while queues that existed a moment ago almost surely still do.
+            log.warn("Cannot list the shard queues, keeping the last verdict ({}): {}",
+                    problem == null ? "both routable" : problem, e.getMessage());
+            return;
         }
         if (found != null && !found.equals(problem)) {
             log.warn("Refusing purchases: {}", found);
