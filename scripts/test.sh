@@ -7,7 +7,7 @@
 # Starts the local services it needs, finds a JDK 21+, and fails if any test was skipped.
 # Usage: scripts/test.sh [extra Maven arguments, e.g. -pl purchase-api -am]
 # Environment: SMOKE=false skips the run-local smoke runs (they need every module built);
-# FAULTS=false skips the CI-sized fault run (scripts/faults.sh, two crashes, about 80 s).
+# FAULTS=false skips the CI-sized fault run (scripts/faults.sh, two crashes, about 2 minutes).
 set -euo pipefail
 
 if [[ "${1:-}" == "-h" || "${1:-}" == "--help" ]]; then
@@ -55,7 +55,7 @@ if [[ "${SMOKE:-true}" != false ]]; then
   echo "[test] smoke runs passed (mysql, dynamodb)" >&2
 fi
 # A CI-sized fault run, so a regression in exactly-once shows here: two crashes mid-run at small
-# load (about 40 s each), failing on any purchase lost or counted twice.
+# load (about a minute each), failing on any purchase lost or counted twice.
 if [[ "${FAULTS:-true}" != false ]]; then
   echo "[test] fault run: scripts/faults.sh --fault kill-purchases-service --fault kill-store-service --stores 8 --purchases-per-hour 100 --at 3" >&2
   FAULTS_NAME=ci scripts/faults.sh --fault kill-purchases-service --fault kill-store-service \
