@@ -58,6 +58,8 @@ import org.springframework.stereotype.Component;
 class PurchasePublisher implements DisposableBean {
 
     private static final Logger log = LoggerFactory.getLogger(PurchasePublisher.class);
+    /** The end of every refusal after which the purchase may still be queued. */
+    static final String MAYBE_ACCEPTED = "it may or may not have been accepted: retry later with the same Idempotency-Key";
 
     private final RabbitTemplate template;
     private final PublishProperties properties;
@@ -116,7 +118,7 @@ class PurchasePublisher implements DisposableBean {
             if (e.getCause() instanceof PublishRefusedException refused) {
                 throw refused;
             }
-            throw new PublishRefusedException(Reason.UNREACHABLE, "publishing failed; retry later", e.getCause());
+            throw new PublishRefusedException(Reason.UNREACHABLE, "publishing failed; " + MAYBE_ACCEPTED, e.getCause());
         } catch (TimeoutException e) {
             throw new PublishRefusedException(Reason.CONFIRM_TIMEOUT, confirmTimeoutMessage(), e);
         } catch (InterruptedException e) {
@@ -281,7 +283,8 @@ class PurchasePublisher implements DisposableBean {
             return new PublishRefusedException(Reason.CONFIRM_TIMEOUT, confirmTimeoutMessage(), error);
         }
         if (error != null) {
-            return new PublishRefusedException(Reason.UNREACHABLE, "the broker connection failed; retry later", error);
+            return new PublishRefusedException(Reason.UNREACHABLE, "the broker connection failed before the confirm; "
+                    + MAYBE_ACCEPTED, error);
         }
         // A return arrives before its confirm, so it is visible here.
         if (correlation.getReturned() != null) {
@@ -289,8 +292,10 @@ class PurchasePublisher implements DisposableBean {
                     + correlation.getReturned().getReplyText() + "); the topology is not ready, retry later", null);
         }
         if (!confirm.ack()) {
+            // A nack is not a promise that nothing was enqueued, and Spring AMQP also nacks every
+            // outstanding confirm when a channel closes under it.
             return new PublishRefusedException(Reason.NACK,
-                    "the broker refused the purchase (" + confirm.reason() + "); retry later", null);
+                    "the broker did not confirm the purchase (" + confirm.reason() + "); " + MAYBE_ACCEPTED, null);
         }
         return null;
     }
@@ -308,8 +313,7 @@ class PurchasePublisher implements DisposableBean {
     }
 
     private String confirmTimeoutMessage() {
-        return "the broker did not confirm the purchase in " + properties.confirmTimeout().toMillis()
-                + " ms; it may or may not have been accepted: retry later with the same Idempotency-Key";
+        return "the broker did not confirm the purchase in " + properties.confirmTimeout().toMillis() + " ms; " + MAYBE_ACCEPTED;
     }
 
     private void refuseOverdue() {

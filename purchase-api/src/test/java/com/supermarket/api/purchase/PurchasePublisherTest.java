@@ -298,7 +298,22 @@ class PurchasePublisherTest {
 
         assertThatThrownBy(() -> publisher.publish(purchase(1)))
                 .isInstanceOfSatisfying(PublishRefusedException.class, e -> assertThat(e.reason()).isEqualTo(Reason.NACK))
-                .hasMessageContaining("disk full");
+                .hasMessageContaining("disk full")
+                .hasMessageContaining("may or may not have been accepted: retry later with the same Idempotency-Key");
+    }
+
+    @Test
+    void aConnectionLostBeforeTheConfirmSaysThePurchaseMayHaveBeenAccepted() {
+        PurchasePublisher publisher = publisher(200, Duration.ZERO, 16);
+        doAnswer(invocation -> {
+            ((CorrelationData) invocation.getArgument(3)).getFuture()
+                    .completeExceptionally(new java.io.IOException("connection reset"));
+            return null;
+        }).when(template).send(anyString(), anyString(), any(Message.class), any(CorrelationData.class));
+
+        assertThatThrownBy(() -> publisher.publish(purchase(1)))
+                .isInstanceOfSatisfying(PublishRefusedException.class, e -> assertThat(e.reason()).isEqualTo(Reason.UNREACHABLE))
+                .hasMessageContaining("may or may not have been accepted: retry later with the same Idempotency-Key");
     }
 
     @Test
