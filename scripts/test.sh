@@ -3,10 +3,11 @@
 # RabbitMQ (sharding plugin) / MariaDB / DynamoDB Local, the offline deployment checks and
 # terraform fmt/validate where terraform is installed; then the README's own commands: every
 # script's --help, and a small scripts/run-local.sh per profile (MySQL, DynamoDB), each of which
-# must pass its exactly-once pipeline check and answer both GETs.
+# must pass its exactly-once pipeline check and answer both GETs; then a CI-sized fault run.
 # Starts the local services it needs, finds a JDK 21+, and fails if any test was skipped.
 # Usage: scripts/test.sh [extra Maven arguments, e.g. -pl purchase-api -am]
-# Environment: SMOKE=false skips the run-local smoke runs (they need every module built).
+# Environment: SMOKE=false skips the run-local smoke runs (they need every module built);
+# FAULTS=false skips the CI-sized fault run (scripts/faults.sh, two crashes, about 2 minutes).
 set -euo pipefail
 
 if [[ "${1:-}" == "-h" || "${1:-}" == "--help" ]]; then
@@ -52,4 +53,13 @@ if [[ "${SMOKE:-true}" != false ]]; then
       || { echo "[test] FAILED: the $profile smoke run; logs in runs/smoke-$profile" >&2; exit 1; }
   done
   echo "[test] smoke runs passed (mysql, dynamodb)" >&2
+fi
+# A CI-sized fault run, so a regression in exactly-once shows here: two crashes mid-run at small
+# load (about a minute each), failing on any purchase lost or counted twice.
+if [[ "${FAULTS:-true}" != false ]]; then
+  echo "[test] fault run: scripts/faults.sh --fault kill-purchases-service --fault kill-store-service --stores 8 --purchases-per-hour 100 --at 3" >&2
+  FAULTS_NAME=ci scripts/faults.sh --fault kill-purchases-service --fault kill-store-service \
+    --stores 8 --purchases-per-hour 100 --at 3 --run-dir runs/faults-ci \
+    || { echo "[test] FAILED: the fault run lost or duplicated purchases; logs in runs/faults-ci" >&2; exit 1; }
+  echo "[test] fault run passed: nothing lost, nothing duplicated" >&2
 fi

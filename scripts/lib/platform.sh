@@ -197,12 +197,29 @@ start_platform() {
     start_dynamodb_local
   fi
   # Any start order works (each service declares the topology); readiness is checked per service.
-  # The counts' write-ahead log and snapshots: in the run folder, so each run starts empty.
+  start_store_service
+  local store_pid="${STARTED_PIDS[-1]}"
+  start_purchases_service "$profile"
+  local purchases_pid="${STARTED_PIDS[-1]}"
+  start_purchase_api
+  local api_pid="${STARTED_PIDS[-1]}"
+  wait_ready store-service "$STORE_MANAGEMENT_PORT" "$store_pid"
+  wait_ready purchases-service "$PURCHASES_MANAGEMENT_PORT" "$purchases_pid"
+  wait_ready purchase-api "$API_MANAGEMENT_PORT" "$api_pid"
+}
+
+# Starts store-service (also again after a fault test killed it); the caller waits for it.
+# The counts' write-ahead log and snapshots: in the run folder, so each run starts empty and a
+# restart finds what the killed process wrote.
+start_store_service() {
   SERVER_PORT="$STORE_PORT" MANAGEMENT_PORT="$STORE_MANAGEMENT_PORT" STORE_STATE_DIR="${STORE_STATE_DIR:-$RUN_DIR/store-state}" \
     start_process store-service "$RUN_DIR/store-service.log" \
     "$JAVA" $SERVICE_JAVA_OPTS -jar "$(jar_of store-service)"
-  local store_pid="${STARTED_PIDS[-1]}"
-  if [[ "$profile" == dynamodb ]]; then
+}
+
+# $1 = mysql|dynamodb. Starts purchases-service (also again after a fault test killed it).
+start_purchases_service() {
+  if [[ "$1" == dynamodb ]]; then
     # DynamoDB Local accepts any key pair; these are placeholders, not credentials.
     SERVER_PORT="$PURCHASES_PORT" MANAGEMENT_PORT="$PURCHASES_MANAGEMENT_PORT" SPRING_PROFILES_ACTIVE=dynamodb \
       DYNAMODB_ENDPOINT="http://127.0.0.1:$DYNAMODB_LOCAL_PORT" DYNAMODB_CREATE_TABLE=true \
@@ -215,12 +232,6 @@ start_platform() {
       start_process purchases-service "$RUN_DIR/purchases-service.log" \
         "$JAVA" $SERVICE_JAVA_OPTS -jar "$(jar_of purchases-service)"
   fi
-  local purchases_pid="${STARTED_PIDS[-1]}"
-  start_purchase_api
-  local api_pid="${STARTED_PIDS[-1]}"
-  wait_ready store-service "$STORE_MANAGEMENT_PORT" "$store_pid"
-  wait_ready purchases-service "$PURCHASES_MANAGEMENT_PORT" "$purchases_pid"
-  wait_ready purchase-api "$API_MANAGEMENT_PORT" "$api_pid"
 }
 
 # Starts purchase-api (also again after a crash test killed it); the caller waits for it.
@@ -241,10 +252,33 @@ stored_purchases() {
   curl -sf "http://127.0.0.1:$PURCHASES_PORT/purchases/count" | sed -n 's/.*"count" *: *\([0-9][0-9]*\).*/\1/p'
 }
 
-# The number of purchases store-service has counted since it started, from its metrics.
+# The number of distinct purchases store-service has counted, from its metrics (the gauge
+# survives a restart, so the count is right across a store-service crash).
 counted_purchases() {
   curl -sf "http://127.0.0.1:$STORE_MANAGEMENT_PORT/actuator/prometheus" \
-    | awk '/^store_purchases_applied_total/ { sum += $2 } END { printf "%d\n", sum }'
+    | awk '/^store_purchases_counted/ { sum += $2 } END { printf "%d\n", sum }'
+}
+
+# The purchases the API accepted (201) in a load client's result JSON ($1).
+accepted_purchases() {
+  sed -n 's/^ *"successful" *: *\([0-9][0-9]*\).*/\1/p' "$1" | head -n 1
+}
+
+# Waits until purchases-service has stored and store-service has counted at least $1 purchases
+# more than $2 and $3 (what stored_purchases and counted_purchases said before the run), as long
+# as they make progress: gives up after 30 s without any. Sets STORED and COUNTED (the growth).
+wait_for_drain() {
+  local progress last_progress="" idle=0
+  # The consumers may still be draining the shard queues (a slow store, e.g. DynamoDB Local).
+  while :; do
+    STORED=$(( $(stored_purchases || echo "$2") - $2 ))
+    COUNTED=$(( $(counted_purchases || echo "$3") - $3 ))
+    [[ "$STORED" -ge "$1" && "$COUNTED" -ge "$1" ]] && break
+    progress="$STORED/$COUNTED"
+    if [[ "$progress" == "$last_progress" ]]; then idle=$((idle + 1)); else idle=0 last_progress="$progress"; fi
+    [[ $idle -ge 30 ]] && break
+    sleep 1
+  done
 }
 
 # The end-to-end promise, checked after a run: every purchase the API accepted (201) is stored
@@ -256,25 +290,15 @@ counted_purchases() {
 # $1 = the load client's result JSON, $2 and $3 = what stored_purchases and counted_purchases
 # said before the run.
 check_every_purchase_arrived_once() {
-  local accepted refused stored counted progress last_progress="" idle=0
-  accepted="$(sed -n 's/^ *"successful" *: *\([0-9][0-9]*\).*/\1/p' "$1" | head -n 1)"
+  local accepted refused
+  accepted="$(accepted_purchases "$1")"
   refused="$(sed -n 's/^ *"503" *: *\([0-9][0-9]*\).*/\1/p' "$1" | head -n 1)"
   refused="${refused:-0}"
-  # The consumers may still be draining the shard queues (a slow store, e.g. DynamoDB Local):
-  # wait as long as they make progress, and give up after 30 s without any.
-  while :; do
-    stored=$(( $(stored_purchases) - $2 ))
-    counted=$(( $(counted_purchases) - $3 ))
-    [[ "$stored" -ge "$accepted" && "$counted" -ge "$accepted" && "$stored" -eq "$counted" ]] && break
-    progress="$stored/$counted"
-    if [[ "$progress" == "$last_progress" ]]; then idle=$((idle + 1)); else idle=0 last_progress="$progress"; fi
-    [[ $idle -ge 30 ]] && break
-    sleep 1
-  done
-  if [[ "$stored" -eq "$counted" && "$stored" -ge "$accepted" && "$stored" -le $((accepted + refused)) ]]; then
-    log "pipeline check: $accepted purchases accepted (201), $refused answered 503, $stored stored by purchases-service, $counted counted by store-service: none lost, none twice$([[ $stored -gt $accepted ]] && echo "; $((stored - accepted)) of the 503s had reached the broker")"
+  wait_for_drain "$accepted" "$2" "$3"
+  if [[ "$STORED" -eq "$COUNTED" && "$STORED" -ge "$accepted" && "$STORED" -le $((accepted + refused)) ]]; then
+    log "pipeline check: $accepted purchases accepted (201), $refused answered 503, $STORED stored by purchases-service, $COUNTED counted by store-service: none lost, none twice$([[ $STORED -gt $accepted ]] && echo "; $((STORED - accepted)) of the 503s had reached the broker")"
   else
-    die "pipeline check FAILED: $accepted purchases accepted (201) and $refused answered 503, but $stored stored by purchases-service and $counted counted by store-service (no progress for 30 s)"
+    die "pipeline check FAILED: $accepted purchases accepted (201) and $refused answered 503, but $STORED stored by purchases-service and $COUNTED counted by store-service (no progress for 30 s)"
   fi
 }
 

@@ -14,11 +14,6 @@ class DynamoDbStorageIT extends StorageScenarios {
     private TcpProxy proxy;
 
     @Override
-    boolean detectsDuplicates() {
-        return false;
-    }
-
-    @Override
     String profile() {
         return "dynamodb";
     }

@@ -62,11 +62,6 @@ class MysqlStorageIT extends StorageScenarios {
     }
 
     @Override
-    boolean detectsDuplicates() {
-        return true;
-    }
-
-    @Override
     String profile() {
         return "mysql";
     }

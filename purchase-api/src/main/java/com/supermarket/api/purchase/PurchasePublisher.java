@@ -1,6 +1,7 @@
 package com.supermarket.api.purchase;
 
 import com.supermarket.api.broker.BlockedConnectionTracker;
+import com.supermarket.api.broker.ShardRouting;
 import com.supermarket.api.purchase.PublishRefusedException.Reason;
 import com.supermarket.contract.Purchase;
 import com.supermarket.contract.PurchaseBatch;
@@ -57,11 +58,14 @@ import org.springframework.stereotype.Component;
 class PurchasePublisher implements DisposableBean {
 
     private static final Logger log = LoggerFactory.getLogger(PurchasePublisher.class);
+    /** The end of every refusal after which the purchase may still be queued. */
+    static final String MAYBE_ACCEPTED = "it may or may not have been accepted: retry later with the same Idempotency-Key";
 
     private final RabbitTemplate template;
     private final PublishProperties properties;
     private final PublishProperties.Batch settings;
     private final BlockedConnectionTracker blocked;
+    private final ShardRouting routing;
     private final BlockingQueue<Pending> queue;
     private final Semaphore inFlight;
     private final Timer confirmLatency;
@@ -74,11 +78,12 @@ class PurchasePublisher implements DisposableBean {
     private int waitingCount;
 
     PurchasePublisher(@Qualifier("publishTemplate") RabbitTemplate template, PublishProperties properties,
-                      BlockedConnectionTracker blocked, MeterRegistry registry) {
+                      BlockedConnectionTracker blocked, ShardRouting routing, MeterRegistry registry) {
         this.template = template;
         this.properties = properties;
         this.settings = properties.batch();
         this.blocked = blocked;
+        this.routing = routing;
         this.queue = new ArrayBlockingQueue<>(settings.queueCapacity());
         this.inFlight = new Semaphore(settings.maxInFlight());
         this.confirmLatency = Timer.builder("purchases.confirm.latency")
@@ -113,7 +118,7 @@ class PurchasePublisher implements DisposableBean {
             if (e.getCause() instanceof PublishRefusedException refused) {
                 throw refused;
             }
-            throw new PublishRefusedException(Reason.UNREACHABLE, "publishing failed; retry later", e.getCause());
+            throw new PublishRefusedException(Reason.UNREACHABLE, "publishing failed; " + MAYBE_ACCEPTED, e.getCause());
         } catch (TimeoutException e) {
             throw new PublishRefusedException(Reason.CONFIRM_TIMEOUT, confirmTimeoutMessage(), e);
         } catch (InterruptedException e) {
@@ -131,6 +136,11 @@ class PurchasePublisher implements DisposableBean {
             // Refuse fast: a publish on a blocked connection would only wait out the confirm timeout.
             return CompletableFuture.failedFuture(new PublishRefusedException(Reason.BLOCKED,
                     "the broker is blocking publishers (" + blocked.reason() + "); retry later", null));
+        }
+        String unroutable = routing.problem();
+        if (unroutable != null) {
+            return CompletableFuture.failedFuture(new PublishRefusedException(Reason.UNROUTABLE,
+                    "could not route the purchase to every consumer (" + unroutable + "); retry later", null));
         }
         // Encoded here, on the request's thread: the sender's serial work stays a copy.
         Pending pending = new Pending(Topology.routingKey(purchase.storeId(), settings.buckets()),
@@ -273,7 +283,8 @@ class PurchasePublisher implements DisposableBean {
             return new PublishRefusedException(Reason.CONFIRM_TIMEOUT, confirmTimeoutMessage(), error);
         }
         if (error != null) {
-            return new PublishRefusedException(Reason.UNREACHABLE, "the broker connection failed; retry later", error);
+            return new PublishRefusedException(Reason.UNREACHABLE, "the broker connection failed before the confirm; "
+                    + MAYBE_ACCEPTED, error);
         }
         // A return arrives before its confirm, so it is visible here.
         if (correlation.getReturned() != null) {
@@ -281,8 +292,10 @@ class PurchasePublisher implements DisposableBean {
                     + correlation.getReturned().getReplyText() + "); the topology is not ready, retry later", null);
         }
         if (!confirm.ack()) {
+            // A nack is not a promise that nothing was enqueued, and Spring AMQP also nacks every
+            // outstanding confirm when a channel closes under it.
             return new PublishRefusedException(Reason.NACK,
-                    "the broker refused the purchase (" + confirm.reason() + "); retry later", null);
+                    "the broker did not confirm the purchase (" + confirm.reason() + "); " + MAYBE_ACCEPTED, null);
         }
         return null;
     }
@@ -300,8 +313,7 @@ class PurchasePublisher implements DisposableBean {
     }
 
     private String confirmTimeoutMessage() {
-        return "the broker did not confirm the purchase in " + properties.confirmTimeout().toMillis()
-                + " ms; it may or may not have been accepted: retry later with the same Idempotency-Key";
+        return "the broker did not confirm the purchase in " + properties.confirmTimeout().toMillis() + " ms; " + MAYBE_ACCEPTED;
     }
 
     private void refuseOverdue() {

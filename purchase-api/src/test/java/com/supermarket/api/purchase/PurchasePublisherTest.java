@@ -12,6 +12,7 @@ import static org.mockito.Mockito.never;
 import static org.mockito.Mockito.verify;
 
 import com.supermarket.api.broker.BlockedConnectionTracker;
+import com.supermarket.api.broker.ShardRouting;
 import com.supermarket.api.purchase.PublishRefusedException.Reason;
 import com.supermarket.contract.Purchase;
 import com.supermarket.contract.PurchaseBatch;
@@ -54,6 +55,8 @@ class PurchasePublisherTest {
 
     private final RabbitTemplate template = mock(RabbitTemplate.class);
     private final BlockedConnectionTracker blocked = new BlockedConnectionTracker();
+    /** A mock answers null: every sharded exchange has its queues. */
+    private final ShardRouting routing = mock(ShardRouting.class);
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     /** Every message the publisher sent, in order, with its confirm handle. */
     private final List<Sent> sent = new CopyOnWriteArrayList<>();
@@ -92,7 +95,7 @@ class PurchasePublisherTest {
 
     private PurchasePublisher publisher(boolean persistent, Duration confirmTimeout, PublishProperties.Batch batch) {
         PurchasePublisher publisher = new PurchasePublisher(template,
-                new PublishProperties(persistent, confirmTimeout, Duration.ofSeconds(1), batch), blocked, registry);
+                new PublishProperties(persistent, confirmTimeout, Duration.ofSeconds(1), batch), blocked, routing, registry);
         publishers.add(publisher);
         return publisher;
     }
@@ -295,7 +298,22 @@ class PurchasePublisherTest {
 
         assertThatThrownBy(() -> publisher.publish(purchase(1)))
                 .isInstanceOfSatisfying(PublishRefusedException.class, e -> assertThat(e.reason()).isEqualTo(Reason.NACK))
-                .hasMessageContaining("disk full");
+                .hasMessageContaining("disk full")
+                .hasMessageContaining("may or may not have been accepted: retry later with the same Idempotency-Key");
+    }
+
+    @Test
+    void aConnectionLostBeforeTheConfirmSaysThePurchaseMayHaveBeenAccepted() {
+        PurchasePublisher publisher = publisher(200, Duration.ZERO, 16);
+        doAnswer(invocation -> {
+            ((CorrelationData) invocation.getArgument(3)).getFuture()
+                    .completeExceptionally(new java.io.IOException("connection reset"));
+            return null;
+        }).when(template).send(anyString(), anyString(), any(Message.class), any(CorrelationData.class));
+
+        assertThatThrownBy(() -> publisher.publish(purchase(1)))
+                .isInstanceOfSatisfying(PublishRefusedException.class, e -> assertThat(e.reason()).isEqualTo(Reason.UNREACHABLE))
+                .hasMessageContaining("may or may not have been accepted: retry later with the same Idempotency-Key");
     }
 
     @Test

@@ -8,9 +8,12 @@ import java.time.Instant;
 import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -29,11 +32,13 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeDefinition;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.BillingMode;
+import software.amazon.awssdk.services.dynamodb.model.BatchGetItemResponse;
 import software.amazon.awssdk.services.dynamodb.model.BatchWriteItemResponse;
 import software.amazon.awssdk.services.dynamodb.model.DynamoDbException;
 import software.amazon.awssdk.services.dynamodb.model.GlobalSecondaryIndex;
 import software.amazon.awssdk.services.dynamodb.model.KeySchemaElement;
 import software.amazon.awssdk.services.dynamodb.model.KeyType;
+import software.amazon.awssdk.services.dynamodb.model.KeysAndAttributes;
 import software.amazon.awssdk.services.dynamodb.model.ProjectionType;
 import software.amazon.awssdk.services.dynamodb.model.ProvisionedThroughputExceededException;
 import software.amazon.awssdk.services.dynamodb.model.PutRequest;
@@ -51,7 +56,8 @@ import software.amazon.awssdk.services.dynamodb.model.WriteRequest;
  * for store/date queries. Writes go out as {@code BatchWriteItem} in chunks of 25 (the API's
  * limit), the chunks of one batch concurrently (on virtual threads: the client blocks); unprocessed
  * items (throttling) are resent with exponential backoff and full jitter.
- * A put by {@code purchaseId} is idempotent: a redelivery writes the same item again.
+ * The ids of a batch are read first ({@code BatchGetItem}, keys only) and only new ones are put,
+ * so a redelivery is counted as a duplicate and the first body under an id is kept.
  *
  * <p>Thread-safe: stateless over the thread-safe {@link DynamoDbClient}.
  */
@@ -61,6 +67,7 @@ class DynamoDbPurchaseRepository implements PurchaseRepository, AutoCloseable {
 
     static final String STORE_DATE_INDEX = "storeId-purchaseDate-index";
     private static final int MAX_BATCH_WRITE = 25;
+    private static final int MAX_BATCH_GET = 100;
     /** Table administration is rare and may be slow (DynamoDB Local's first call starts its engine). */
     private static final Consumer<AwsRequestOverrideConfiguration.Builder> SLOW_ADMIN_CALL =
             o -> o.apiCallTimeout(Duration.ofSeconds(60));
@@ -80,10 +87,22 @@ class DynamoDbPurchaseRepository implements PurchaseRepository, AutoCloseable {
 
     @Override
     public StoreResult storeAll(List<Purchase> purchases) {
+        // The first of each id wins, as in MySQL: a purchase already stored is never put again
+        // (a second body under a reused Idempotency-Key must not replace the first), and an id
+        // twice in one batch is written once (BatchWriteItem refuses a key twice in a request).
+        Map<String, Purchase> fresh = new LinkedHashMap<>();
+        for (Purchase purchase : purchases) {
+            fresh.putIfAbsent(purchase.purchaseId().toString(), purchase);
+        }
+        fresh.keySet().removeAll(storedIds(List.copyOf(fresh.keySet())));
+        List<Purchase> writing = List.copyOf(fresh.values());
+        if (writing.isEmpty()) {
+            return new StoreResult(0, purchases.size());
+        }
         List<List<WriteRequest>> chunks = new ArrayList<>();
-        for (int from = 0; from < purchases.size(); from += MAX_BATCH_WRITE) {
+        for (int from = 0; from < writing.size(); from += MAX_BATCH_WRITE) {
             List<WriteRequest> chunk = new ArrayList<>(MAX_BATCH_WRITE);
-            for (Purchase purchase : purchases.subList(from, Math.min(purchases.size(), from + MAX_BATCH_WRITE))) {
+            for (Purchase purchase : writing.subList(from, Math.min(writing.size(), from + MAX_BATCH_WRITE))) {
                 chunk.add(WriteRequest.builder().putRequest(PutRequest.builder().item(toItem(purchase)).build()).build());
             }
             chunks.add(chunk);
@@ -93,7 +112,37 @@ class DynamoDbPurchaseRepository implements PurchaseRepository, AutoCloseable {
         } else {
             writeConcurrently(chunks);
         }
-        return new StoreResult(purchases.size(), 0);
+        return new StoreResult(writing.size(), purchases.size() - writing.size());
+    }
+
+    /**
+     * Which of {@code ids} are stored already: {@code BatchGetItem} of the keys only, strongly
+     * consistent, 100 keys per request (the API's limit). Not atomic with the write that
+     * follows: two consumers writing the same id at the same moment may still both put it (one
+     * store's purchases share a shard queue, so that takes two consumers on one shard).
+     */
+    private Set<String> storedIds(List<String> ids) {
+        Set<String> stored = new HashSet<>();
+        for (int from = 0; from < ids.size(); from += MAX_BATCH_GET) {
+            List<Map<String, AttributeValue>> keys = ids.subList(from, Math.min(ids.size(), from + MAX_BATCH_GET)).stream()
+                    .map(id -> Map.of("purchaseId", AttributeValue.fromS(id))).toList();
+            KeysAndAttributes pending = KeysAndAttributes.builder().keys(keys).projectionExpression("purchaseId")
+                    .consistentRead(true).build();
+            for (int attempt = 1; pending != null; attempt++) {
+                KeysAndAttributes asking = pending;
+                BatchGetItemResponse response = client.batchGetItem(get -> get.requestItems(Map.of(properties.table(), asking)));
+                response.responses().getOrDefault(properties.table(), List.of())
+                        .forEach(item -> stored.add(item.get("purchaseId").s()));
+                pending = response.unprocessedKeys().get(properties.table());
+                if (pending != null && !pending.hasKeys()) {
+                    pending = null;
+                }
+                if (pending != null && attempt >= properties.maxAttempts()) {
+                    throw new UnprocessedItemsException(pending.keys().size(), attempt);
+                }
+            }
+        }
+        return stored;
     }
 
     /** Writes every chunk at once and waits for all; the first failure is rethrown as it was. */
@@ -246,7 +295,7 @@ class DynamoDbPurchaseRepository implements PurchaseRepository, AutoCloseable {
     /** Items stayed unprocessed (throttled) after every attempt; the whole batch is retried later. */
     static final class UnprocessedItemsException extends RuntimeException {
         UnprocessedItemsException(int items, int attempts) {
-            super(items + " item(s) still unprocessed after " + attempts + " BatchWriteItem attempts");
+            super(items + " item(s) still unprocessed after " + attempts + " batch attempts");
         }
     }
 }

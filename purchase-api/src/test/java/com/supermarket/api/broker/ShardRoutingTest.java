@@ -1,0 +1,42 @@
+package com.supermarket.api.broker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.supermarket.contract.BrokerSettings;
+import com.supermarket.contract.BrokerSettings.TopologyMode;
+import java.net.URI;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.health.contributor.Status;
+import org.springframework.boot.amqp.autoconfigure.RabbitProperties;
+
+class ShardRoutingTest {
+
+    /** A management API nobody listens on: any call to it fails. */
+    private static final URI NO_MANAGEMENT = URI.create("http://127.0.0.1:1");
+
+    private static ShardRouting routing(TopologyMode mode) {
+        return new ShardRouting(new RabbitProperties(),
+                new BrokerSettings(NO_MANAGEMENT, 4, true, Duration.ofSeconds(10), Duration.ofSeconds(2), mode, 8));
+    }
+
+    @Test
+    void replicatedShardsAlwaysRouteWithoutAskingTheManagementApi() {
+        ShardRouting routing = routing(TopologyMode.REPLICATED);
+
+        routing.check();
+
+        assertThat(routing.problem()).isNull();
+        assertThat(routing.health().getStatus()).isEqualTo(Status.UP);
+    }
+
+    @Test
+    void shardedRoutingStaysRefusedUntilTheShardQueuesHaveBeenListed() {
+        ShardRouting routing = routing(TopologyMode.SHARDED);
+
+        routing.check();
+
+        assertThat(routing.problem()).contains("not been listed yet");
+        assertThat(routing.health().getStatus()).isEqualTo(Status.DOWN);
+    }
+}
