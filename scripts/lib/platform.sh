@@ -261,7 +261,11 @@ counted_purchases() {
 
 # The purchases the API accepted (201) in a load client's result JSON ($1).
 accepted_purchases() {
-  sed -n 's/^ *"successful" *: *\([0-9][0-9]*\).*/\1/p' "$1" | head -n 1
+  # The successful POSTs: the count of the POST latency histogram, which records successes only
+  # (the result's "successful" also counts the GETs of --get-ratio).
+  awk '/"POST" *: *\{/ { post = 1; next }
+       post && /"count"/ { gsub(/[^0-9]/, ""); print; found = 1; exit }
+       END { if (!found) print 0 }' "$1"
 }
 
 # Waits until purchases-service has stored and store-service has counted at least $1 purchases
