@@ -23,7 +23,7 @@ class BrokerSetupTest {
     private final ManagementClient unusedManagement = new ManagementClient(URI.create("http://127.0.0.1:1"), "u", "p");
 
     private static BrokerSettings settings(boolean managePolicies) {
-        return new BrokerSettings(URI.create("http://127.0.0.1:1"), 4, managePolicies, null, Duration.ofSeconds(1), null, 0);
+        return new BrokerSettings(URI.create("http://127.0.0.1:1"), 4, managePolicies, null, Duration.ofSeconds(1), null, 0, null);
     }
 
     @Test

@@ -152,7 +152,7 @@ class RabbitDefinitionsTest {
     /** docker-compose's broker is a single node: the sharded mode, which definitions.json holds. */
     private static BrokerSettings shardedSettings() {
         return new BrokerSettings(URI.create("http://127.0.0.1:1"), BrokerTopology.DEFAULT_SHARDS_PER_NODE, true, null,
-                Duration.ofSeconds(1), BrokerSettings.TopologyMode.SHARDED, 0);
+                Duration.ofSeconds(1), BrokerSettings.TopologyMode.SHARDED, 0, null);
     }
 
     /**

@@ -27,7 +27,7 @@ class BrokerConfiguration {
 
     @Bean
     Declarables brokerTopology(BrokerSettings settings) {
-        return BrokerTopology.declarables(settings);
+        return BrokerTopology.declaredByService(settings);
     }
 
     @Bean
