@@ -59,10 +59,10 @@ public final class BrokerSetup {
         }
         attempts++;
         try {
-            if (!settings.declares()) {
-                BrokerTopology.verify(admin, settings, vhost);
-            } else {
+            if (settings.declares()) {
                 BrokerTopology.declare(admin, settings);
+            } else {
+                BrokerTopology.verify(admin, settings, vhost);
             }
             if (managesPolicies()) {
                 BrokerTopology.applyPolicies(management, vhost, settings.shardsPerNode());
