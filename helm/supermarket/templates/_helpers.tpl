@@ -125,11 +125,12 @@ operator writes its generated credentials to the Secret "<this>-user-credentials
 
 {{/*
 Broker credentials of a service (dict "root", "component"): its own user's Secret when
-serviceUsers is on, else the operator's default-user Secret for the in-cluster broker, or the
-Secret named for the external one.
+serviceUsers is on, else the operator's default-user Secret for the in-cluster broker, or, for
+an external one, the service's own Secret (external.serviceSecrets) or the shared one.
 */}}
 {{- define "supermarket.rabbitmqCredentialsEnv" -}}
-{{- $secret := .root.Values.rabbitmq.external.existingSecret }}
+{{- $external := .root.Values.rabbitmq.external }}
+{{- $secret := default $external.existingSecret (get $external.serviceSecrets (.component | camelcase | untitle)) }}
 {{- if include "supermarket.serviceUsers" .root }}
 {{- $secret = printf "%s-user-credentials" (include "supermarket.brokerUserName" .) }}
 {{- else if .root.Values.rabbitmq.cluster.enabled }}

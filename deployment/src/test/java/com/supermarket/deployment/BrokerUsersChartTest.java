@@ -149,6 +149,21 @@ class BrokerUsersChartTest {
         assertThat(inProcess.getContainers().getFirst().getEnv()).noneMatch(e -> e.getName().equals("MYSQL_MIGRATE"));
     }
 
+    @Test
+    void anExternalBrokerGivesEachServiceItsOwnSecretWhenNamed() {
+        List<HasMetadata> objects = HelmChart.objects(HelmChart.template(null, Map.of("rabbitmq.cluster.enabled", "false",
+                "rabbitmq.external.serviceSecrets.purchaseApi", "api-broker-user",
+                "rabbitmq.external.serviceSecrets.storeService", "store-broker-user",
+                "rabbitmq.external.declare", "false")));
+
+        assertThat(secretOf(HelmChartTest.container(objects, "purchase-api"), "RABBITMQ_PASSWORD")).isEqualTo("api-broker-user");
+        assertThat(secretOf(HelmChartTest.container(objects, "store-service"), "RABBITMQ_PASSWORD")).isEqualTo("store-broker-user");
+        assertThat(secretOf(HelmChartTest.container(objects, "purchases-service"), "RABBITMQ_PASSWORD"))
+                .as("no Secret of its own: the shared one").isEqualTo("rabbitmq-credentials");
+        assertThat(HelmChartTest.ofKind(objects, ConfigMap.class).getFirst().getData()).containsEntry("BROKER_DECLARE", "false");
+        assertThat(byName(objects, "User")).isEmpty();
+    }
+
     private static String secretOf(Container container, String variable) {
         return container.getEnv().stream().filter(e -> e.getName().equals(variable)).findFirst().orElseThrow()
                 .getValueFrom().getSecretKeyRef().getName();
