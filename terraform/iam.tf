@@ -24,21 +24,35 @@ data "aws_iam_policy_document" "purchases_service_trust" {
   }
 }
 
+# Exactly what DynamoDbPurchaseRepository does, on the table only: it writes purchases with
+# BatchWriteItem (puts only; IAM cannot tell a put from a delete inside a batch), finds the ids
+# already stored with BatchGetItem, reads one purchase with GetItem, checks readiness with
+# DescribeTable, and counts with a Scan that returns no items (Select=COUNT, enforced below).
+# No PutItem, Query, UpdateItem, DeleteItem or CreateTable, and no right on the
+# storeId-purchaseDate index, which the service never reads (grant Query on
+# "${aws_dynamodb_table.purchases.arn}/index/storeId-purchaseDate-index" when a reader needs it).
 data "aws_iam_policy_document" "purchases_table" {
   statement {
+    sid = "StoreAndReadPurchases"
     actions = [
       "dynamodb:BatchWriteItem",
-      "dynamodb:PutItem",
-      "dynamodb:GetItem",
       "dynamodb:BatchGetItem",
-      "dynamodb:Query",
-      "dynamodb:Scan",
+      "dynamodb:GetItem",
       "dynamodb:DescribeTable",
     ]
-    resources = [
-      aws_dynamodb_table.purchases.arn,
-      "${aws_dynamodb_table.purchases.arn}/index/*",
-    ]
+    resources = [aws_dynamodb_table.purchases.arn]
+  }
+
+  statement {
+    sid       = "CountPurchases"
+    actions   = ["dynamodb:Scan"]
+    resources = [aws_dynamodb_table.purchases.arn]
+
+    condition {
+      test     = "StringEquals"
+      variable = "dynamodb:Select"
+      values   = ["COUNT"]
+    }
   }
 }
 

@@ -1,17 +1,29 @@
 #!/bin/bash
-# Starts RabbitMQ with definitions.json and then gives the application user its password.
+# Starts RabbitMQ with definitions.json and then gives each service's user its password.
 #
 # Why: definitions.json may not carry a password (no credentials in the repository), and a
-# definitions import at boot suppresses RABBITMQ_DEFAULT_USER/PASS. So the user is declared
-# there without a password, and the password comes from the environment (.env) once the node
-# is up. The compose health check authenticates as that user, so the services, which wait for
-# "healthy", never see the broker before the password is set.
+# definitions import at boot suppresses RABBITMQ_DEFAULT_USER/PASS. So the users (one per
+# service, each with only the rights its service needs) are declared there without a password
+# (an empty hash: no login), and the passwords come from the environment (.env) once the node is
+# up. The compose health check authenticates as every one of them, so the services, which wait
+# for "healthy", never see the broker before their password is set. There is no administrator
+# user: the topology and policies come from definitions.json, and an operator uses rabbitmqctl
+# inside the container.
 #
 # This script is PID 1: it passes "docker stop" (TERM) on to the broker and exits only once the
 # broker has finished shutting down, so the container never ends in the middle of it.
 set -uo pipefail
 
-: "${RABBITMQ_APP_PASSWORD:?RABBITMQ_APP_PASSWORD must be set (see .env.example)}"
+# user=the variable holding its password
+users=(purchase-api=RABBITMQ_PURCHASE_API_PASSWORD store-service=RABBITMQ_STORE_SERVICE_PASSWORD
+       purchases-service=RABBITMQ_PURCHASES_SERVICE_PASSWORD)
+for entry in "${users[@]}"; do
+    variable="${entry#*=}"
+    if [[ -z "${!variable:-}" ]]; then
+        echo "start.sh: $variable must be set (see .env.example)" >&2
+        exit 1
+    fi
+done
 
 docker-entrypoint.sh rabbitmq-server &
 server=$!
@@ -24,10 +36,14 @@ for _ in $(seq 60); do
     fi
     sleep 2
 done
-if kill -0 "$server" 2>/dev/null && ! rabbitmqctl --quiet change_password supermarket "$RABBITMQ_APP_PASSWORD"; then
-    echo "start.sh: could not set the password of user supermarket; stopping the broker" >&2
-    kill -TERM "$server"
-fi
+for entry in "${users[@]}"; do
+    user="${entry%%=*}" variable="${entry#*=}"
+    if kill -0 "$server" 2>/dev/null && ! rabbitmqctl --quiet change_password "$user" "${!variable}"; then
+        echo "start.sh: could not set the password of user $user; stopping the broker" >&2
+        kill -TERM "$server"
+        break
+    fi
+done
 
 # A trapped signal interrupts "wait" while the broker is still stopping: wait again until it is gone.
 while true; do

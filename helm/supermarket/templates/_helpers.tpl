@@ -107,13 +107,34 @@ Name of purchases-service's ServiceAccount (the one carrying the IRSA role).
 {{- end }}
 
 {{/*
-Broker credentials of the services: the operator's default-user Secret for the in-cluster
-broker, or the Secret named for the external one.
+Whether each service has a broker user of its own (rabbitmq.serviceUsers.enabled, in-cluster
+broker only): the Messaging Topology Operator creates the users, their permissions and the
+topology, and the services neither declare nor set policies.
+*/}}
+{{- define "supermarket.serviceUsers" -}}
+{{- if and .Values.rabbitmq.cluster.enabled .Values.rabbitmq.serviceUsers.enabled }}true{{- end }}
+{{- end }}
+
+{{/*
+Name of the Messaging Topology Operator's User of a service (dict "root", "component"); the
+operator writes its generated credentials to the Secret "<this>-user-credentials".
+*/}}
+{{- define "supermarket.brokerUserName" -}}
+{{- printf "%s-%s" (include "supermarket.fullname" .root) .component }}
+{{- end }}
+
+{{/*
+Broker credentials of a service (dict "root", "component"): its own user's Secret when
+serviceUsers is on, else the operator's default-user Secret for the in-cluster broker, or, for
+an external one, the service's own Secret (external.serviceSecrets) or the shared one.
 */}}
 {{- define "supermarket.rabbitmqCredentialsEnv" -}}
-{{- $secret := .Values.rabbitmq.external.existingSecret }}
-{{- if .Values.rabbitmq.cluster.enabled }}
-{{- $secret = printf "%s-default-user" (include "supermarket.rabbitmqName" .) }}
+{{- $external := .root.Values.rabbitmq.external }}
+{{- $secret := default $external.existingSecret (get $external.serviceSecrets (.component | camelcase | untitle)) }}
+{{- if include "supermarket.serviceUsers" .root }}
+{{- $secret = printf "%s-user-credentials" (include "supermarket.brokerUserName" .) }}
+{{- else if .root.Values.rabbitmq.cluster.enabled }}
+{{- $secret = printf "%s-default-user" (include "supermarket.rabbitmqName" .root) }}
 {{- end }}
 - name: RABBITMQ_USERNAME
   valueFrom:
@@ -179,6 +200,10 @@ spec:
       serviceAccountName: {{ .serviceAccountName }}
       securityContext:
         {{- toYaml $root.Values.podSecurityContext | nindent 8 }}
+      {{- with .initContainers }}
+      initContainers:
+        {{- . | nindent 8 }}
+      {{- end }}
       containers:
         - name: {{ .component }}
           image: {{ include "supermarket.image" (dict "root" $root "image" $values.image) | quote }}
@@ -199,7 +224,7 @@ spec:
               value: {{ $values.port | quote }}
             - name: MANAGEMENT_PORT
               value: {{ $root.Values.managementPort | quote }}
-            {{- include "supermarket.rabbitmqCredentialsEnv" $root | trim | nindent 12 }}
+            {{- include "supermarket.rabbitmqCredentialsEnv" (dict "root" $root "component" .component) | trim | nindent 12 }}
             {{- with $values.javaToolOptions }}
             # Overrides the shared JAVA_TOOL_OPTIONS of the ConfigMap for this service only.
             - name: JAVA_TOOL_OPTIONS

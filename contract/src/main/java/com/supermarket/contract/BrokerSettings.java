@@ -8,7 +8,7 @@ import org.springframework.amqp.core.AmqpAdmin;
  * The broker settings every service shares, under one prefix, {@value #PREFIX} (environment:
  * {@code RABBITMQ_MANAGEMENT_URL}, {@code BROKER_SHARDS_PER_NODE}, {@code BROKER_MANAGE_POLICIES},
  * {@code BROKER_DISCOVERY_INTERVAL}, {@code BROKER_RETRY_INTERVAL}, {@code BROKER_TOPOLOGY_MODE},
- * {@code BROKER_REPLICATED_SHARDS}); the connection itself is Spring Boot's
+ * {@code BROKER_REPLICATED_SHARDS}, {@code BROKER_DECLARE}); the connection itself is Spring Boot's
  * {@code spring.rabbitmq.*} (a list of nodes in {@code spring.rabbitmq.addresses}). A service binds this record from its environment and
  * builds its {@link BrokerSetup} and {@link ShardConsumers} from it. Immutable.
  *
@@ -27,9 +27,16 @@ import org.springframework.amqp.core.AmqpAdmin;
  *                          {@value BrokerTopology#DEFAULT_REPLICATED_SHARDS} when unset (0). Every
  *                          service of a vhost must agree on it: a queue no service consumes would
  *                          still receive its share of the stores
+ * @param declare           whether the service declares the topology (and, with
+ *                          {@code managePolicies}, sets the policies) itself; true when unset.
+ *                          False for a service running as a least-privilege broker user, which
+ *                          may not declare (RabbitMQ asks for configure rights even to re-declare
+ *                          what exists): it then only checks, passively, that the queues of the
+ *                          topology exist, and stays not-ready until the deployment's set-up
+ *                          step has made them
  */
 public record BrokerSettings(URI managementUrl, int shardsPerNode, boolean managePolicies, Duration discoveryInterval,
-                             Duration retryInterval, TopologyMode topologyMode, int replicatedShards) {
+                             Duration retryInterval, TopologyMode topologyMode, int replicatedShards, Boolean declare) {
 
     /** The configuration prefix of these settings. */
     public static final String PREFIX = "platform.broker";
@@ -43,6 +50,12 @@ public record BrokerSettings(URI managementUrl, int shardsPerNode, boolean manag
         }
         topologyMode = topologyMode == null ? TopologyMode.SHARDED : topologyMode;
         replicatedShards = replicatedShards == 0 ? BrokerTopology.DEFAULT_REPLICATED_SHARDS : replicatedShards;
+        declare = declare == null || declare;
+    }
+
+    /** Whether this service declares the topology itself ({@code platform.broker.declare}). */
+    public boolean declares() {
+        return declare;
     }
 
     /**

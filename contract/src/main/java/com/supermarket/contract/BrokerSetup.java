@@ -16,6 +16,10 @@ import org.springframework.amqp.core.AmqpAdmin;
  * the broker's definition can be fixed) without the service going through crash-loop back-off,
  * and the reason is in the log on every attempt and in the readiness details.
  *
+ * <p>A service whose broker user may not declare ({@link BrokerSettings#declares()} false) only
+ * checks, passively (no permission needed), that every queue of the topology exists: the
+ * deployment's set-up step declares the topology and the policies once, as a user that may.
+ *
  * <p>Thread-safe: {@link #ensure()} is serialised; the state is readable from any thread.
  */
 public final class BrokerSetup {
@@ -55,7 +59,11 @@ public final class BrokerSetup {
         }
         attempts++;
         try {
-            BrokerTopology.declare(admin, settings);
+            if (settings.declares()) {
+                BrokerTopology.declare(admin, settings);
+            } else {
+                BrokerTopology.verify(admin, settings, vhost);
+            }
             if (managesPolicies()) {
                 BrokerTopology.applyPolicies(management, vhost, settings.shardsPerNode());
             }
@@ -68,7 +76,8 @@ public final class BrokerSetup {
             log.warn("Broker not ready (attempt {}), retrying in {}: {}", attempts, settings.retryInterval(), problem);
             return false;
         }
-        log.info("Broker topology ({}) declared in vhost '{}' after {} attempt(s); {}", settings.topologyMode(), vhost, attempts,
+        log.info("Broker topology ({}) {} in vhost '{}' after {} attempt(s); {}", settings.topologyMode(),
+                settings.declares() ? "declared" : "found (declared by the deployment)", vhost, attempts,
                 replicated() ? settings.replicatedShards() + " quorum queue(s) per sharded exchange, no policy"
                         : managesPolicies() ? "policies applied (" + settings.shardsPerNode() + " shard(s) per node)"
                         : "policies left to the deployment");
@@ -91,9 +100,12 @@ public final class BrokerSetup {
         return settings.topologyMode() == BrokerSettings.TopologyMode.REPLICATED;
     }
 
-    /** The sharding policies exist in the {@code sharded} mode only. */
+    /**
+     * The sharding policies exist in the {@code sharded} mode only, and are set only by a service
+     * that declares (a least-privilege user has no {@code policymaker} tag).
+     */
     private boolean managesPolicies() {
-        return settings.managePolicies() && !replicated();
+        return settings.managePolicies() && settings.declares() && !replicated();
     }
 
     /** Whether {@link #ensure()} has succeeded. */

@@ -89,6 +89,16 @@ public final class BrokerTopology {
         return new Declarables(declarables);
     }
 
+    /**
+     * What a service registers as a bean for Spring's {@code RabbitAdmin} to declare on every
+     * connection: the {@linkplain #declarables(BrokerSettings) topology}, or nothing when the
+     * service may not declare ({@code platform.broker.declare=false}; a refused declare would
+     * close the connection's channel on every reconnect).
+     */
+    public static Declarables declaredByService(BrokerSettings settings) {
+        return settings.declares() ? declarables(settings) : new Declarables();
+    }
+
     /** The fixed shard queue names of {@code exchange} in {@code replicated} mode, in order. */
     public static List<String> replicatedShards(String exchange, int count) {
         List<String> names = new ArrayList<>(count);
@@ -137,6 +147,24 @@ public final class BrokerTopology {
     }
 
     /**
+     * Checks, without declaring anything, that every queue of {@link #declarables(BrokerSettings)}
+     * exists: a passive declare, which needs no configure (or any) permission, so a
+     * least-privilege service can tell whether the deployment's set-up step has run. The queues
+     * are declared after the exchanges and bindings, so their presence stands for the whole
+     * topology.
+     *
+     * @throws TopologyMissingException naming the first missing queue
+     * @throws AmqpException            for a broker error (e.g. unreachable)
+     */
+    public static void verify(AmqpAdmin admin, BrokerSettings settings, String vhost) {
+        for (Declarable declarable : declarables(settings).getDeclarables()) {
+            if (declarable instanceof Queue queue && admin.getQueueInfo(queue.getName()) == null) {
+                throw new TopologyMissingException(queue.getName(), vhost);
+            }
+        }
+    }
+
+    /**
      * Sets the sharding policy ({@code shardsPerNode} shard queues per node) on both sharded
      * exchanges and the dead-letter policy on their shard queues. The plugin creates the shard
      * queues shortly after (asynchronously).
@@ -165,6 +193,16 @@ public final class BrokerTopology {
             messages.append(t.getMessage()).append(' ');
         }
         return messages.toString();
+    }
+
+    /** A queue of the topology is missing where the service may not declare it itself. */
+    public static final class TopologyMissingException extends IllegalStateException {
+        public TopologyMissingException(String queue, String vhost) {
+            super("queue '" + queue + "' does not exist in vhost '" + vhost + "' and this service does not declare "
+                    + "(platform.broker.declare=false, a least-privilege broker user): run the deployment's broker "
+                    + "set-up step (the definitions file in compose, the topology resources on Kubernetes), which "
+                    + "declares the topology as a user that may");
+        }
     }
 
     /** The broker lacks the {@code rabbitmq_sharding} plugin; the message says how to enable it. */

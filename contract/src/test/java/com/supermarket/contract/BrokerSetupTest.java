@@ -6,7 +6,9 @@ import static org.mockito.Mockito.doNothing;
 import static org.mockito.Mockito.doThrow;
 import static org.mockito.Mockito.mock;
 import static org.mockito.Mockito.times;
+import static org.mockito.Mockito.never;
 import static org.mockito.Mockito.verify;
+import static org.mockito.Mockito.when;
 
 import java.io.IOException;
 import java.net.URI;
@@ -15,7 +17,10 @@ import org.junit.jupiter.api.Test;
 import org.springframework.amqp.AmqpConnectException;
 import org.springframework.amqp.AmqpIOException;
 import org.springframework.amqp.core.AmqpAdmin;
+import org.springframework.amqp.core.Binding;
 import org.springframework.amqp.core.Exchange;
+import org.springframework.amqp.core.Queue;
+import org.springframework.amqp.core.QueueInformation;
 
 class BrokerSetupTest {
 
@@ -23,7 +28,7 @@ class BrokerSetupTest {
     private final ManagementClient unusedManagement = new ManagementClient(URI.create("http://127.0.0.1:1"), "u", "p");
 
     private static BrokerSettings settings(boolean managePolicies) {
-        return new BrokerSettings(URI.create("http://127.0.0.1:1"), 4, managePolicies, null, Duration.ofSeconds(1), null, 0);
+        return new BrokerSettings(URI.create("http://127.0.0.1:1"), 4, managePolicies, null, Duration.ofSeconds(1), null, 0, null);
     }
 
     @Test
@@ -64,5 +69,22 @@ class BrokerSetupTest {
         assertThat(setup.ensure()).isFalse();
         assertThat(setup.problem()).contains("management API");
         verify(admin, times(4)).declareExchange(any(Exchange.class));
+    }
+
+    @Test
+    void aServiceThatMayNotDeclareWaitsForTheDeploymentsQueuesAndDeclaresNothing() {
+        BrokerSettings settings = new BrokerSettings(URI.create("http://127.0.0.1:1"), 4, true, null, Duration.ofSeconds(1),
+                null, 0, false);
+        when(admin.getQueueInfo(any(String.class))).thenReturn(null).thenReturn(new QueueInformation("q", 0, 0));
+        BrokerSetup setup = new BrokerSetup(admin, unusedManagement, "v", settings);
+
+        assertThat(setup.ensure()).isFalse();
+        assertThat(setup.problem()).contains("does not exist in vhost 'v'").contains("platform.broker.declare=false");
+        // The management API is unreachable here: no policy was attempted either.
+        assertThat(setup.ensure()).isTrue();
+
+        verify(admin, never()).declareExchange(any(Exchange.class));
+        verify(admin, never()).declareQueue(any(Queue.class));
+        verify(admin, never()).declareBinding(any(Binding.class));
     }
 }

@@ -1,5 +1,7 @@
 package com.supermarket.deployment;
 
+import com.supermarket.contract.BrokerUsers;
+
 import static com.supermarket.deployment.DeploymentFiles.map;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -15,14 +17,17 @@ class ComposeFileTest {
     private final Map<String, Object> compose = DeploymentFiles.yaml("docker-compose.yml");
     private final Map<String, Object> services = map(compose.get("services"));
 
+    /** The services that run to completion: the load client and the schema migrations. */
+    private static final List<String> ONE_OFFS = List.of("load-client", "purchases-migrations");
+
     @Test
-    void everyServiceDeclaresAHealthCheckAndOnlyTheOneOffLoadClientDisablesIt() {
+    void everyServiceDeclaresAHealthCheckAndOnlyTheOneOffsDisableIt() {
         assertThat(services).isNotEmpty().allSatisfy((name, definition) -> {
             Map<String, Object> service = map(definition);
             Map<String, Object> healthcheck = map(service.get("healthcheck"));
             assertThat(healthcheck).as(name + " healthcheck").isNotNull();
             if (Boolean.TRUE.equals(healthcheck.get("disable"))) {
-                assertThat(name).isEqualTo("load-client");
+                assertThat(name).isIn(ONE_OFFS);
                 assertThat(service.get("restart")).as("a one-off run").isEqualTo("no");
                 assertThat((List<Object>) service.get("profiles")).as(name + " runs only when asked for").isNotEmpty();
             } else {
@@ -33,7 +38,7 @@ class ComposeFileTest {
     }
 
     @Test
-    void everyDependencyWaitsUntilItsTargetIsHealthy() {
+    void everyDependencyWaitsUntilItsTargetIsHealthyOrAOneOffHasSucceeded() {
         services.forEach((name, definition) -> {
             Object dependsOn = map(definition).get("depends_on");
             if (dependsOn == null) {
@@ -42,6 +47,11 @@ class ComposeFileTest {
             assertThat(dependsOn).as(name + ": depends_on in the long form, with conditions").isInstanceOf(Map.class);
             map(dependsOn).forEach((target, condition) -> {
                 assertThat(services).as(name + " depends on " + target).containsKey(target);
+                if (ONE_OFFS.contains(target)) {
+                    assertThat(map(condition)).as(name + " -> " + target)
+                            .containsEntry("condition", "service_completed_successfully");
+                    return;
+                }
                 assertThat(map(condition)).as(name + " -> " + target).containsEntry("condition", "service_healthy");
                 assertThat(map(map(services.get(target)).get("healthcheck"))).as(target + " can become healthy")
                         .doesNotContainEntry("disable", true);
@@ -90,6 +100,19 @@ class ComposeFileTest {
         assertThat((List<Object>) mysqlFlavour.get("profiles")).containsExactly("mysql");
         assertThat(map(mysqlFlavour.get("environment"))).containsEntry("SPRING_PROFILES_ACTIVE", "mysql");
         assertThat(map(mysqlFlavour.get("depends_on"))).containsKey("mysql");
+        // Run time: its own user with SELECT and INSERT; the schema owner only in the one-off migrations.
+        assertThat(map(mysqlFlavour.get("environment"))).containsEntry("MYSQL_USERNAME", "purchases")
+                .containsEntry("MYSQL_MIGRATE", "false").doesNotContainKey("MYSQL_MIGRATION_PASSWORD");
+        assertThat(map(map(mysqlFlavour.get("depends_on")).get("purchases-migrations")))
+                .containsEntry("condition", "service_completed_successfully");
+        Map<String, Object> migrations = map(services.get("purchases-migrations"));
+        assertThat(migrations.get("image")).isEqualTo(mysqlFlavour.get("image"));
+        assertThat(migrations.get("entrypoint").toString()).contains("-Dloader.main=com.supermarket.purchases.storage.mysql.Migrations");
+        assertThat(map(migrations.get("environment"))).containsEntry("MYSQL_MIGRATION_USERNAME", "supermarket");
+        assertThat((List<Object>) map(services.get("mysql")).get("volumes"))
+                .contains("./deploy/mysql/runtime-user.sh:/docker-entrypoint-initdb.d/runtime-user.sh:ro");
+        assertThat(DeploymentFiles.read("deploy/mysql/runtime-user.sh"))
+                .contains("GRANT SELECT, INSERT ON");
         assertThat((List<Object>) map(services.get("mysql")).get("profiles")).containsExactly("mysql");
 
         assertThat((List<Object>) dynamoFlavour.get("profiles")).containsExactly("dynamodb");
@@ -101,14 +124,17 @@ class ComposeFileTest {
     }
 
     @Test
-    void pointsEveryServiceAtTheBrokerUserAndVhostOfTheDefinitions() {
+    void pointsEveryServiceAtItsOwnBrokerUserAndTheVhostOfTheDefinitions() {
         var definitions = new RabbitDefinitions();
+        Map<String, BrokerUsers> users = Map.of("purchase-api", BrokerUsers.PURCHASE_API, "store-service", BrokerUsers.STORE_SERVICE,
+                "purchases-service", BrokerUsers.PURCHASES_SERVICE, "purchases-service-dynamodb", BrokerUsers.PURCHASES_SERVICE);
         for (String name : List.of("purchase-api", "store-service", "purchases-service", "purchases-service-dynamodb")) {
             Map<String, Object> env = map(map(services.get(name)).get("environment"));
             assertThat(env).as(name)
                     .containsEntry("RABBITMQ_HOST", "rabbitmq")
                     .containsEntry("RABBITMQ_VHOST", definitions.vhost())
-                    .containsEntry("RABBITMQ_USERNAME", definitions.applicationUser())
+                    .containsEntry("RABBITMQ_USERNAME", users.get(name).name())
+                    .containsEntry("BROKER_DECLARE", "false")
                     .containsEntry("BROKER_MANAGE_POLICIES", "false")
                     .containsEntry("BROKER_SHARDS_PER_NODE", String.valueOf(definitions.shardsPerNode()));
         }
@@ -150,8 +176,9 @@ class ComposeFileTest {
                 "./deploy/rabbitmq/rabbitmq.conf:/etc/rabbitmq/rabbitmq.conf:ro");
         assertThat(DeploymentFiles.read("deploy/rabbitmq/rabbitmq.conf"))
                 .contains("load_definitions = /etc/rabbitmq/definitions.json");
-        assertThat(map(rabbitmq.get("healthcheck")).get("test").toString())
-                .contains("authenticate_user " + new RabbitDefinitions().applicationUser());
+        for (String user : new RabbitDefinitions().users()) {
+            assertThat(map(rabbitmq.get("healthcheck")).get("test").toString()).contains("authenticate_user " + user + " ");
+        }
     }
 
     @Test

@@ -268,7 +268,7 @@ class HelmChartTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("valuesFiles")
-    void givesEveryServiceTheSharedSettingsAndTheBrokerCredentialsFromTheOperatorsSecret(String name, Path valuesFile) {
+    void givesEveryServiceTheSharedSettingsAndTheBrokerCredentialsOfItsOwnUser(String name, Path valuesFile) {
         List<HasMetadata> objects = render(valuesFile);
         ConfigMap config = ofKind(objects, ConfigMap.class).getFirst();
         assertThat(config.getData()).containsKeys("RABBITMQ_HOST", "RABBITMQ_PORT", "RABBITMQ_VHOST",
@@ -280,8 +280,9 @@ class HelmChartTest {
             Container container = workload.template().getSpec().getContainers().getFirst();
             assertThat(container.getEnvFrom()).anySatisfy(
                     from -> assertThat(from.getConfigMapRef().getName()).isEqualTo(config.getMetadata().getName()));
+            // The operator's Secret of the service's own User (BrokerUsersChartTest checks its rights).
             assertThat(env(container, "RABBITMQ_PASSWORD").getValueFrom().getSecretKeyRef().getName())
-                    .isEqualTo(rabbitmqCluster(objects).getMetadata().getName() + "-default-user");
+                    .isEqualTo(workload.name() + "-user-credentials");
             int port = container.getPorts().getFirst().getContainerPort();
             assertThat(env(container, "SERVER_PORT").getValue()).isEqualTo(String.valueOf(port));
         }

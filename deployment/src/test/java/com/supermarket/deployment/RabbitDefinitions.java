@@ -34,13 +34,9 @@ final class RabbitDefinitions {
         return (String) vhosts.getFirst().get("name");
     }
 
-    /** The one user the services log in as. */
-    String applicationUser() {
-        List<Map<String, Object>> users = section("users");
-        if (users.size() != 1) {
-            throw new IllegalStateException(FILE + " must declare exactly one user: " + users);
-        }
-        return (String) users.getFirst().get("name");
+    /** The users the services log in as, one per service. */
+    List<String> users() {
+        return section("users").stream().map(u -> (String) u.get("name")).toList();
     }
 
     /** The shards-per-node of the sharding policies (they must agree). */

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.sun.net.httpserver.HttpServer;
 import com.supermarket.contract.BrokerSettings;
 import com.supermarket.contract.BrokerTopology;
+import com.supermarket.contract.BrokerUsers;
 import com.supermarket.contract.ManagementClient;
 import com.supermarket.contract.Topology;
 import com.supermarket.contract.WireFormat;
@@ -98,19 +99,24 @@ class RabbitDefinitionsTest {
     }
 
     @Test
-    void definesOnlyTheApplicationUserWithoutAPasswordAndNoGuest() {
+    void definesOneUserPerServiceWithItsRightsOnlyWithoutAPasswordAndNoGuest() {
         List<Map<String, Object>> users = definitions.section("users");
 
-        assertThat(users).extracting(u -> u.get("name")).containsExactly("supermarket").doesNotContain("guest");
-        assertThat(users.getFirst().get("password_hash")).as("the password comes from .env, not the repository")
-                .isEqualTo("");
-        assertThat((List<Object>) users.getFirst().get("tags")).as("may set policies and list shard queues")
-                .containsExactly("policymaker");
-        assertThat(definitions.section("permissions")).singleElement().satisfies(p -> assertThat(p)
-                .containsEntry("user", "supermarket").containsEntry("vhost", definitions.vhost())
-                .containsEntry("configure", ".*").containsEntry("write", ".*").containsEntry("read", ".*"));
-        assertThat(DeploymentFiles.read("deploy/rabbitmq/start.sh"))
-                .contains("change_password " + definitions.applicationUser());
+        assertThat(definitions.users()).containsExactlyElementsOf(BrokerUsers.ALL.stream().map(BrokerUsers::name).toList())
+                .doesNotContain("guest");
+        assertThat(users).allSatisfy(user -> {
+            assertThat(user.get("password_hash")).as("the password comes from .env, not the repository").isEqualTo("");
+            assertThat((List<Object>) user.get("tags")).as("lists shard queues, sets no policy")
+                    .containsExactly(BrokerUsers.MANAGEMENT_TAG);
+        });
+        assertThat(definitions.section("permissions")).hasSize(BrokerUsers.ALL.size());
+        for (BrokerUsers rights : BrokerUsers.ALL) {
+            assertThat(definitions.section("permissions")).as(rights.name()).anySatisfy(p -> assertThat(p)
+                    .containsEntry("user", rights.name()).containsEntry("vhost", definitions.vhost())
+                    .containsEntry("configure", rights.configure()).containsEntry("write", rights.write())
+                    .containsEntry("read", rights.read()));
+            assertThat(DeploymentFiles.read("deploy/rabbitmq/start.sh")).contains(rights.name() + "=");
+        }
     }
 
     @Test
@@ -152,7 +158,7 @@ class RabbitDefinitionsTest {
     /** docker-compose's broker is a single node: the sharded mode, which definitions.json holds. */
     private static BrokerSettings shardedSettings() {
         return new BrokerSettings(URI.create("http://127.0.0.1:1"), BrokerTopology.DEFAULT_SHARDS_PER_NODE, true, null,
-                Duration.ofSeconds(1), BrokerSettings.TopologyMode.SHARDED, 0);
+                Duration.ofSeconds(1), BrokerSettings.TopologyMode.SHARDED, 0, null);
     }
 
     /**

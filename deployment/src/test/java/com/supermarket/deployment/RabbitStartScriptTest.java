@@ -34,13 +34,17 @@ class RabbitStartScriptTest {
         ProcessBuilder builder = new ProcessBuilder("bash", DeploymentFiles.resolve("deploy/rabbitmq/start.sh").toString())
                 .redirectErrorStream(true).redirectOutput(dir.resolve("out").toFile());
         builder.environment().put("PATH", dir + ":" + System.getenv("PATH"));
-        builder.environment().put("RABBITMQ_APP_PASSWORD", "s3cret");
+        builder.environment().put("RABBITMQ_PURCHASE_API_PASSWORD", "s3cret-api");
+        builder.environment().put("RABBITMQ_STORE_SERVICE_PASSWORD", "s3cret-store");
+        builder.environment().put("RABBITMQ_PURCHASES_SERVICE_PASSWORD", "s3cret-purchases");
         builder.environment().put("STOPPED", stopped.toString());
         builder.environment().put("CALLS", calls.toString());
         Process script = builder.start();
         try {
             await().atMost(Duration.ofSeconds(30))
-                    .until(() -> Files.exists(calls) && Files.readString(calls).contains("change_password supermarket s3cret"));
+                    .until(() -> Files.exists(calls) && Files.readString(calls).contains("change_password purchases-service"));
+            assertThat(Files.readString(calls)).contains("change_password purchase-api s3cret-api",
+                    "change_password store-service s3cret-store", "change_password purchases-service s3cret-purchases");
 
             script.destroy(); // SIGTERM, as docker stop sends it
 

@@ -8,13 +8,17 @@ import com.rabbitmq.client.ConnectionFactory;
 import com.supermarket.contract.BrokerSettings;
 import com.supermarket.contract.BrokerSetup;
 import com.supermarket.contract.BrokerTopology;
+import com.supermarket.contract.BrokerUsers;
 import com.supermarket.contract.ManagementClient;
 import com.supermarket.contract.Topology;
+import com.supermarket.contract.WireFormat;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -40,6 +44,8 @@ public final class TestBroker implements AutoCloseable {
     private final URI managementUri;
     private final ManagementClient management;
     private final String vhost;
+    private final List<String> users = new ArrayList<>();
+    private final boolean owner;
 
     private TestBroker(String purpose) {
         host = env("RABBITMQ_HOST", "127.0.0.1");
@@ -53,7 +59,20 @@ public final class TestBroker implements AutoCloseable {
         vhost = "it-" + purpose + "-" + UUID.randomUUID().toString().substring(0, 8);
         management.send("PUT", "api/vhosts/" + vhost, null);
         management.send("PUT", "api/permissions/" + vhost + "/" + username,
-                "{\"configure\":\".*\",\"write\":\".*\",\"read\":\".*\"}".getBytes());
+                "{\"configure\":\".*\",\"write\":\".*\",\"read\":\".*\"}".getBytes(StandardCharsets.UTF_8));
+        owner = true;
+    }
+
+    /** The same vhost, as another user; closing it does nothing (the owner deletes the user). */
+    private TestBroker(TestBroker owner, String username, String password) {
+        this.host = owner.host;
+        this.port = owner.port;
+        this.username = username;
+        this.password = password;
+        this.managementUri = owner.managementUri;
+        this.management = new ManagementClient(managementUri, username, password);
+        this.vhost = owner.vhost;
+        this.owner = false;
     }
 
     /** Creates a fresh vhost named after {@code purpose} (letters, digits, dashes). */
@@ -83,6 +102,23 @@ public final class TestBroker implements AutoCloseable {
 
     public ManagementClient management() {
         return management;
+    }
+
+    /**
+     * Creates a broker user (deleted by {@link #close()}) with the tags and permissions of
+     * {@code rights} in this vhost only, named after it and this vhost, with a random password.
+     */
+    public TestBroker user(BrokerUsers rights) {
+        if (!owner) {
+            throw new IllegalStateException("only the vhost's owner creates users");
+        }
+        String name = vhost + "-" + rights.name();
+        String password = UUID.randomUUID().toString();
+        management.send("PUT", "api/users/" + name, WireFormat.encode(Map.of("password", password, "tags", rights.tags())));
+        users.add(name);
+        management.send("PUT", "api/permissions/" + vhost + "/" + name, WireFormat.encode(Map.of(
+                "configure", rights.configure(), "write", rights.write(), "read", rights.read())));
+        return new TestBroker(this, name, password);
     }
 
     /** Spring Boot properties that point an application at this vhost. */
@@ -139,7 +175,7 @@ public final class TestBroker implements AutoCloseable {
      * discovery and retries every {@code interval}.
      */
     public BrokerSettings settings(int shardsPerNode, Duration interval) {
-        return new BrokerSettings(managementUri, shardsPerNode, true, interval, interval, null, 0);
+        return new BrokerSettings(managementUri, shardsPerNode, true, interval, interval, null, 0, null);
     }
 
     public List<String> shardQueues(String exchange) {
@@ -162,7 +198,16 @@ public final class TestBroker implements AutoCloseable {
 
     @Override
     public void close() {
-        management.send("DELETE", "api/vhosts/" + vhost, null);
+        if (!owner) {
+            return;
+        }
+        try {
+            management.send("DELETE", "api/vhosts/" + vhost, null);
+        } finally {
+            for (String user : users) {
+                management.send("DELETE", "api/users/" + user, null);
+            }
+        }
     }
 
     private static String env(String name, String fallback) {

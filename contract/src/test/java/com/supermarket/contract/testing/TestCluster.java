@@ -134,7 +134,7 @@ public final class TestCluster implements AutoCloseable {
     public static BrokerSettings replicatedSettings(int shards) {
         Duration interval = Duration.ofMillis(500);
         return new BrokerSettings(managementUri(1), 1, true, interval, interval, BrokerSettings.TopologyMode.REPLICATED,
-                shards);
+                shards, null);
     }
 
     /** A plain AMQP connection to this vhost on node {@code node} only. */

@@ -47,16 +47,19 @@ class BrokerConfiguration {
         };
     }
 
-    /** The platform topology, declared again by Spring's admin on every new connection. */
     /** The shared broker settings ({@code platform.broker.*}). */
     @Bean
     BrokerSettings brokerSettings(Environment environment) {
         return Binder.get(environment).bindOrCreate(BrokerSettings.PREFIX, BrokerSettings.class);
     }
 
+    /**
+     * The platform topology, declared again by Spring's admin on every new connection; nothing
+     * when this service may not declare ({@code BROKER_DECLARE=false}).
+     */
     @Bean
     Declarables brokerTopology(BrokerSettings settings) {
-        return BrokerTopology.declarables(settings);
+        return BrokerTopology.declaredByService(settings);
     }
 
     @Bean

@@ -17,7 +17,7 @@ class ShardRoutingTest {
 
     private static ShardRouting routing(TopologyMode mode) {
         return new ShardRouting(new RabbitProperties(),
-                new BrokerSettings(NO_MANAGEMENT, 4, true, Duration.ofSeconds(10), Duration.ofSeconds(2), mode, 8));
+                new BrokerSettings(NO_MANAGEMENT, 4, true, Duration.ofSeconds(10), Duration.ofSeconds(2), mode, 8, null));
     }
 
     @Test

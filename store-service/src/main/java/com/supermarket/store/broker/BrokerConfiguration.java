@@ -14,7 +14,8 @@ import org.springframework.core.env.Environment;
 /**
  * The platform's broker topology and the shared broker settings ({@code platform.broker.*}).
  * The topology is a bean, so Spring's admin declares it again on every new connection; the
- * {@link BrokerSetup} declares it once explicitly and applies the policies, retried by the shard
+ * {@link BrokerSetup} declares it once explicitly and applies the policies (or, with
+ * {@code BROKER_DECLARE=false}, only checks that it exists), retried by the shard
  * consumers until it succeeds, so the service starts whether or not the broker is up.
  */
 @Configuration(proxyBeanMethods = false)
@@ -27,7 +28,7 @@ class BrokerConfiguration {
 
     @Bean
     Declarables brokerTopology(BrokerSettings settings) {
-        return BrokerTopology.declarables(settings);
+        return BrokerTopology.declaredByService(settings);
     }
 
     @Bean

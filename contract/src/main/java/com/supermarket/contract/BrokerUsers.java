@@ -1,0 +1,75 @@
+package com.supermarket.contract;
+
+import java.util.List;
+
+/**
+ * The broker user of each service and the rights it holds in the platform's vhost: the one
+ * source of truth for the deployment files (compose definitions, the chart's {@code Permission}
+ * resources) and the test that checks each user can do its job and nothing else.
+ *
+ * <p>RabbitMQ checks three regular expressions per user and vhost against resource names:
+ * <em>configure</em> (declare, delete), <em>write</em> (publish to an exchange, bind to a queue)
+ * and <em>read</em> (consume or get from a queue, purge it, bind from an exchange). No service has
+ * configure rights: the deployment declares the topology and the policies once, as an
+ * administrator the services never hold, and each service runs with
+ * {@code platform.broker.declare=false}, checking passively (which needs no right) that the
+ * queues exist. The default exchange is named {@code amq.default} in these checks; write on it
+ * reaches every queue by name, which AMQP 0-9-1 permissions cannot narrow, so it is granted only
+ * where direct reply-to needs it (the RPC request and its reply). Topic permissions do not apply:
+ * the platform has no topic exchange.
+ *
+ * <p>Tags: {@code management} is the least tag that lets a user call the management API, and
+ * lists the queues of the vhosts it has any permission in; purchase-api (the routing check) and
+ * the consumers (shard discovery) need it in the {@code sharded} topology mode only.
+ * {@code policymaker} (to set policies) is held by no service. Immutable.
+ *
+ * @param name      the default user name (each deployment may choose another)
+ * @param tags      the user's tags
+ * @param configure what it may declare or delete
+ * @param write     the exchanges it may publish to
+ * @param read      the queues it may consume
+ */
+public record BrokerUsers(String name, String tags, String configure, String write, String read) {
+
+    /** Matches no resource name (RabbitMQ reads an empty pattern the same way). */
+    public static final String NOTHING = "^$";
+
+    /** The management API tag the services need for queue listing (sharded mode). */
+    public static final String MANAGEMENT_TAG = "management";
+
+    /**
+     * purchase-api: publishes purchase batches to the ingress fanout and store queries to the RPC
+     * queue through the default exchange, and receives the replies on direct reply-to (a
+     * pseudo-queue that needs no read right).
+     */
+    public static final BrokerUsers PURCHASE_API = new BrokerUsers("purchase-api", MANAGEMENT_TAG, NOTHING,
+            "^(" + quote(Topology.INGRESS_EXCHANGE) + "|amq\\.default)$", NOTHING);
+
+    /**
+     * store-service: consumes the {@code storeX} shard queues and the RPC queue, replies through
+     * the default exchange (direct reply-to), parks a poison purchase in the dead-letter exchange.
+     */
+    public static final BrokerUsers STORE_SERVICE = new BrokerUsers("store-service", MANAGEMENT_TAG, NOTHING,
+            "^(" + quote(Topology.DEAD_LETTER_EXCHANGE) + "|amq\\.default)$",
+            "^(" + shardQueues(Topology.STORE_EXCHANGE) + "|" + quote(Topology.STORE_RPC_QUEUE) + ")$");
+
+    /**
+     * purchases-service: consumes the {@code purchaseX} shard queues and parks a poison purchase
+     * in the dead-letter exchange.
+     */
+    public static final BrokerUsers PURCHASES_SERVICE = new BrokerUsers("purchases-service", MANAGEMENT_TAG, NOTHING,
+            "^" + quote(Topology.DEAD_LETTER_EXCHANGE) + "$", "^(" + shardQueues(Topology.PURCHASE_EXCHANGE) + ")$");
+
+    /** Every service's user. */
+    public static final List<BrokerUsers> ALL = List.of(PURCHASE_API, STORE_SERVICE, PURCHASES_SERVICE);
+
+    /** The shard queues of {@code exchange} in either topology mode, as an unanchored alternation. */
+    private static String shardQueues(String exchange) {
+        return quote(Topology.replicatedShardName(exchange, 0)).replaceAll("0$", "[0-9]+")
+                + "|" + quote(Topology.shardQueuePrefix(exchange)) + ".+";
+    }
+
+    private static String quote(String name) {
+        return name.replace(".", "\\.");
+    }
+}
