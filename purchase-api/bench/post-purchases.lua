@@ -1,7 +1,10 @@
 -- wrk script: POST purchases like the standard client (random store 1..maxStores, custID in the
 -- store's range, 5 items with ItemID 1..100000, numberOfItems 1), and count answers by status.
 -- Usage: wrk -t2 -c64 -d20s -s post-purchases.lua http://localhost:8080
+-- With till authentication on, TILL_KEYS=<till-keys.txt of scripts/till-keys.sh> sends each
+-- store's first key as "Authorization: Bearer <key>" (the header tables are built once, in init).
 local maxStores = tonumber(os.getenv("MAX_STORES") or "1024")
+local tillKeys = os.getenv("TILL_KEYS")
 local itemsPerPurchase = tonumber(os.getenv("ITEMS_PER_PURCHASE") or "5")
 local threads = {}
 
@@ -12,6 +15,20 @@ end
 function init(args)
   math.randomseed(os.time() + tonumber(tostring({}):sub(8), 16))
   statuses = {}
+  headersOf = {}
+  local keyOf = {}
+  if tillKeys and tillKeys ~= "" then
+    local file = assert(io.open(tillKeys, "r"))
+    for line in file:lines() do
+      local store, key = line:match("^(%d+)%s+(%S+)")
+      if store and not keyOf[tonumber(store)] then keyOf[tonumber(store)] = key end
+    end
+    file:close()
+  end
+  for store = 1, maxStores do
+    headersOf[store] = {["Content-Type"] = "application/json"}
+    if keyOf[store] then headersOf[store]["Authorization"] = "Bearer " .. keyOf[store] end
+  end
 end
 
 function request()
@@ -21,7 +38,7 @@ function request()
     items[i] = string.format('{"ItemID":"%d","numberOfItems:":1}', math.random(1, 100000))
   end
   local path = string.format("/purchase/%d/customer/%d/date/20210101", store, store * 1000 + math.random(0, 999))
-  return wrk.format("POST", path, {["Content-Type"] = "application/json"}, '{"items":[' .. table.concat(items, ",") .. ']}')
+  return wrk.format("POST", path, headersOf[store], '{"items":[' .. table.concat(items, ",") .. ']}')
 end
 
 function response(status, headers, body)

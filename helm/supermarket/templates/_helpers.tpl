@@ -255,10 +255,16 @@ spec:
             - name: state
               mountPath: {{ $state.mountPath }}
             {{- end }}
+            {{- with .extraVolumeMounts }}
+            {{- . | nindent 12 }}
+            {{- end }}
       volumes:
         - name: tmp
           emptyDir:
             sizeLimit: 256Mi
+        {{- with .extraVolumes }}
+        {{- . | nindent 8 }}
+        {{- end }}
       {{- with $values.topologySpreadConstraints }}
       topologySpreadConstraints:
         {{- range . }}

@@ -88,6 +88,11 @@ final class HelmChart {
      * (the hook annotation renamed to {@value #HOOK_MARKER}, which the caller can check for).
      */
     static String templateTestHooks(Path valuesFile) {
+        return templateTestHooks(valuesFile, Map.of());
+    }
+
+    /** As {@link #templateTestHooks(Path)}, with {@code --set k=v ...}. */
+    static String templateTestHooks(Path valuesFile, Map<String, Object> sets) {
         Path copy = copyChart(valuesFile);
         String rendered;
         try (Stream<Path> tests = Files.list(copy.resolve("templates/tests"))) {
@@ -96,7 +101,11 @@ final class HelmChart {
                 Files.writeString(copy.resolve("templates").resolve("hook-" + test.getFileName()), text);
                 Files.delete(test);
             }
-            rendered = new Helm(copy).template().withName(RELEASE).withKubeVersion(KUBE_VERSION).call();
+            var command = new Helm(copy).template().withName(RELEASE).withKubeVersion(KUBE_VERSION);
+            for (var set : sets.entrySet()) {
+                command = command.set(set.getKey(), set.getValue());
+            }
+            rendered = command.call();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } finally {

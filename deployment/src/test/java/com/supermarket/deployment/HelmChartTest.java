@@ -12,6 +12,7 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.LabelSelector;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
@@ -459,6 +460,52 @@ class HelmChartTest {
             assertThat(test.getSecurityContext().getRunAsNonRoot()).isTrue();
             assertThat(test.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
         });
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("valuesFiles")
+    void everyPresetMakesTillsAuthenticateWithTheHashesMountedWholeFromTheSecret(String name, Path valuesFile) {
+        List<HasMetadata> objects = render(valuesFile);
+        Container api = container(objects, "purchase-api");
+        var pod = workload(objects, "purchase-api").template().getSpec();
+
+        assertThat(env(api, "TILL_AUTH_ENABLED").getValue()).isEqualTo("true");
+        assertThat(env(api, "TILL_KEYS_FILE").getValue()).isEqualTo("/etc/supermarket/till-keys/till-key-hashes");
+        assertThat(api.getVolumeMounts()).filteredOn(m -> m.getName().equals("till-keys")).singleElement()
+                .satisfies(mount -> {
+                    assertThat(mount.getMountPath()).isEqualTo("/etc/supermarket/till-keys");
+                    assertThat(mount.getSubPath()).as("a subPath mount never sees a rotated Secret").isNull();
+                    assertThat(mount.getReadOnly()).isTrue();
+                });
+        assertThat(pod.getVolumes()).filteredOn(v -> v.getName().equals("till-keys")).singleElement()
+                .satisfies(volume -> assertThat(volume.getSecret().getSecretName()).isEqualTo("supermarket-till-keys"));
+        assertThat(workload(objects, "purchase-api").template().getMetadata().getAnnotations().keySet())
+                .as("a rotation must not roll the pods").noneMatch(key -> key.contains("till"));
+        for (String other : List.of("store-service", "purchases-service")) {
+            assertThat(container(objects, other).getEnv()).extracting(EnvVar::getName).doesNotContain("TILL_AUTH_ENABLED");
+        }
+    }
+
+    @Test
+    void withAuthenticationOffNeitherTheApiNorTheHelmTestTouchesKeys() {
+        Map<String, Object> off = Map.of("auth.enabled", "false");
+        Container api = container(HelmChart.objects(HelmChart.template(null, off)), "purchase-api");
+
+        assertThat(api.getEnv()).extracting(EnvVar::getName).doesNotContain("TILL_AUTH_ENABLED", "TILL_KEYS_FILE");
+        assertThat(api.getVolumeMounts()).extracting(VolumeMount::getName).doesNotContain("till-keys");
+        Pod test = ofKind(HelmChart.objects(HelmChart.templateTestHooks(null, off)), Pod.class).getFirst();
+        assertThat(test.getSpec().getContainers().getFirst().getEnv()).isNullOrEmpty();
+    }
+
+    @Test
+    void theHelmTestSendsTheTestStoresKeyFromItsSecretWhenAuthenticationIsOn() {
+        Pod test = ofKind(HelmChart.objects(HelmChart.templateTestHooks(null)), Pod.class).getFirst();
+        Container container = test.getSpec().getContainers().getFirst();
+        String script = String.join("\n", container.getArgs());
+
+        assertThat(env(container, "TILL_KEY").getValueFrom().getSecretKeyRef().getName()).isEqualTo("supermarket-till-test-key");
+        assertThat(script).contains("Authorization: Bearer %s", "curl -sS -K \"$auth\"", "curl -fsS -K \"$auth\" \"$api/items/store/$store\"");
+        assertThat(script).as("the key stays off the command line").doesNotContain("-H \"Authorization");
     }
 
     static void assertPinned(String image) {

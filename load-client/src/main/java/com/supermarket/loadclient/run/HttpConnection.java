@@ -50,6 +50,8 @@ final class HttpConnection {
     private final EventLoop loop;
     private final byte[] host;
     private final byte[] basePath;
+    private final byte[] storeAuthorization;
+    private final byte[] managerAuthorization;
     private final StringBuilder errorBody = new StringBuilder(ERROR_BODY_CHARS);
     private Channel channel;
     private Listener pending;
@@ -57,13 +59,24 @@ final class HttpConnection {
     private CharSequence path;
     private CharSequence body;
     private CharSequence idempotencyKey;
+    private boolean managerQuery;
     private int status;
     private String retryAfter;
     private boolean keepAlive;
 
     HttpConnection(HttpTransport transport, EventLoop loop) {
+        this(transport, loop, null, null);
+    }
+
+    /**
+     * @param storeAuthorization   the store's {@code \r\nAuthorization: ...} header line, or null for none
+     * @param managerAuthorization the manager's, sent instead on a manager query, or null for none
+     */
+    HttpConnection(HttpTransport transport, EventLoop loop, byte[] storeAuthorization, byte[] managerAuthorization) {
         this.transport = transport;
         this.loop = loop;
+        this.storeAuthorization = storeAuthorization;
+        this.managerAuthorization = managerAuthorization;
         this.host = transport.hostHeader().getBytes(StandardCharsets.US_ASCII);
         this.basePath = transport.basePath().getBytes(StandardCharsets.US_ASCII);
     }
@@ -79,6 +92,13 @@ final class HttpConnection {
      * @param idempotencyKey header value, or null for none
      */
     void send(String method, CharSequence path, CharSequence body, CharSequence idempotencyKey, Listener listener) {
+        send(method, path, body, idempotencyKey, false, listener);
+    }
+
+    /** As above; {@code managerQuery} sends the manager's key instead of the store's. */
+    void send(String method, CharSequence path, CharSequence body, CharSequence idempotencyKey, boolean managerQuery,
+              Listener listener) {
+        this.managerQuery = managerQuery;
         this.method = method;
         this.path = path;
         this.body = body;
@@ -122,6 +142,10 @@ final class HttpConnection {
         if (body != null) {
             request.writeBytes(JSON_LENGTH);
             writeDecimal(request, body.length());
+        }
+        byte[] authorization = managerQuery ? managerAuthorization : storeAuthorization;
+        if (authorization != null) {
+            request.writeBytes(authorization);
         }
         if (idempotencyKey != null) {
             request.writeBytes(IDEMPOTENCY_KEY);

@@ -68,7 +68,7 @@ final class LoadRun {
                 int index = store - 1;
                 int loop = index % loops.size();
                 buffers[index] = csv.buffer();
-                StoreWorker worker = new StoreWorker(store, settings, new HttpConnection(transport, loops.get(loop)),
+                StoreWorker worker = new StoreWorker(store, settings, connection(transport, loops.get(loop), store),
                         gates.get(1), gates.get(2), new RequestFactory(settings.parameters(), seeds.split()),
                         seeds.split(), metrics[loop], buffers[index], failures, completed, run, done);
                 storesOfLoop.get(loop).add(worker);
@@ -146,6 +146,13 @@ final class LoadRun {
                 }
             }, period, period, TimeUnit.NANOSECONDS);
         }
+    }
+
+    /** The store's connection, carrying its till key (and the manager key for its top-10 queries) when configured. */
+    private HttpConnection connection(HttpTransport transport, EventLoop loop, int store) {
+        TillKeyFile keys = settings.tillKeys();
+        return keys == null ? new HttpConnection(transport, loop)
+                : new HttpConnection(transport, loop, keys.storeHeader(store), keys.managerHeader());
     }
 
     private static PhaseGate gateOf(List<PhaseGate> gates, int store) {

@@ -100,6 +100,12 @@ public final class RunCommand implements Callable<Integer> {
     @Option(names = "--progress", description = "Progress on stderr: ${COMPLETION-CANDIDATES}.")
     private ProgressMode progress = ProgressMode.AUTO;
 
+    @Option(names = "--till-keys", paramLabel = "FILE", description = {
+            "Send each store's till key (Authorization: Bearer) from FILE, as scripts/till-keys.sh writes it:",
+            "'<store or manager> <key> [label]' per line; the first manager key signs the /items/top10",
+            "queries of --get-ratio. Without it no key is sent (the standard client's behaviour)." })
+    private Path tillKeys;
+
     @Option(names = "--seed", description = "Random seed for ids (0 = a new one each run).")
     private long seed = 0;
 
@@ -147,11 +153,24 @@ public final class RunCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), "--base-url is not a URL: " + baseUrl);
         }
+        TillKeyFile keys = null;
+        if (tillKeys != null) {
+            try {
+                keys = TillKeyFile.read(tillKeys);
+            } catch (java.io.IOException | IllegalArgumentException e) {
+                throw new ParameterException(spec.commandLine(), "--till-keys: " + e.getMessage());
+            }
+            for (int store = 1; store <= maxStores; store++) {
+                require(keys.hasStore(store), "--till-keys: no key of store " + store + " in " + tillKeys);
+            }
+            require(getRatio == 0 || keys.managerHeader() != null,
+                    "--get-ratio with --till-keys needs a manager key in the file (the /items/top10 queries)");
+        }
         ProgressMode mode = progress == ProgressMode.AUTO ? (isTerminal() ? ProgressMode.BAR : ProgressMode.LINES) : progress;
         RunParameters parameters = new RunParameters(maxStores, customersPerStore, maxItemId, purchasesPerHour,
                 itemsPerPurchase, date, getRatio, rate, timeoutSeconds, retries);
         return new RunSettings(uri, label, parameters, csv, mode, Duration.ofSeconds(1),
-                seed != 0 ? seed : System.nanoTime(), ioThreads, watchedPids, RunSettings.PAUSE_RETRIES_AFTER);
+                seed != 0 ? seed : System.nanoTime(), ioThreads, watchedPids, RunSettings.PAUSE_RETRIES_AFTER, keys);
     }
 
     private void require(boolean condition, String message) {

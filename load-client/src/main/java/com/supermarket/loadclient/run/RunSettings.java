@@ -20,9 +20,11 @@ import com.supermarket.loadclient.result.RunParameters;
  * @param ioThreads      event loops carrying the connections
  * @param watchedPids    other processes whose CPU time the run measures, by name
  * @param pauseRetriesAfter with no success for this long, retries pause until the next success
+ * @param tillKeys       the keys to send ({@code --till-keys}), or null to send none
  */
 record RunSettings(URI baseUrl, String label, RunParameters parameters, Path csv, ProgressMode progress,
-        Duration sampleInterval, long seed, int ioThreads, Map<String, Long> watchedPids, Duration pauseRetriesAfter) {
+        Duration sampleInterval, long seed, int ioThreads, Map<String, Long> watchedPids, Duration pauseRetriesAfter,
+        TillKeyFile tillKeys) {
 
     /**
      * Longer than a full series of the default backoff (about 63 s), so only a server gone for

@@ -136,7 +136,7 @@ final class StoreWorker implements HttpConnection.Listener {
         attemptStartNanos = attempt == 1 ? requestStartNanos : System.nanoTime();
         deadlineNanos = System.nanoTime() + timeoutNanos;
         connection.send(type == RequestType.POST ? "POST" : "GET", path, body,
-                type == RequestType.POST ? key : null, this);
+                type == RequestType.POST ? key : null, type == RequestType.GET_TOP10, this);
     }
 
     /** Called by the loop's sweep: fails the attempt in flight if its time is up. */

@@ -86,6 +86,36 @@ class LoadRunTest {
     }
 
     @Test
+    void sendsEachStoresTillKeyAndTheManagerKeyOnTheTop10Queries() throws Exception {
+        Path keys = dir.resolve("till-keys.txt");
+        Files.writeString(keys, "# <store or manager> <key> <label>\n1 tk_one till-1\n1 tk_one_b till-2\n2 tk_two till-1\n"
+                + "3 tk_three till-1\nmanager tk_boss manager-1\n");
+        try (StubApi api = new StubApi(request -> request.method().equals("POST") ? 201 : 200)) {
+            RunParameters parameters = new RunParameters(3, 1000, 100_000, 10, 5, "20210101", 0.2, 0, 10, 0);
+            RunResult result = Runs.run(api.baseUrl(), parameters, null, RunSettings.PAUSE_RETRIES_AFTER,
+                    TillKeyFile.read(keys));
+
+            Map<String, String> keyOfStore = Map.of("1", "Bearer tk_one", "2", "Bearer tk_two", "3", "Bearer tk_three");
+            assertThat(api.requests()).filteredOn(request -> !request.path().startsWith("/items/top10/"))
+                    .hasSize(270 + 27)
+                    .allSatisfy(request -> assertThat(request.authorization())
+                            .isEqualTo(keyOfStore.get(request.path().split("/")[request.method().equals("POST") ? 2 : 3])));
+            assertThat(api.requests()).filteredOn(request -> request.path().startsWith("/items/top10/"))
+                    .hasSize(27).allSatisfy(request -> assertThat(request.authorization()).isEqualTo("Bearer tk_boss"));
+            assertThat(result.successful()).isEqualTo(324);
+        }
+    }
+
+    @Test
+    void sendsNoKeyWithoutAKeyFile() throws Exception {
+        try (StubApi api = new StubApi(request -> 201)) {
+            Runs.run(api.baseUrl(), Runs.standard(2, 1), null);
+
+            assertThat(api.requests()).hasSize(18).allSatisfy(request -> assertThat(request.authorization()).isNull());
+        }
+    }
+
+    @Test
     void startsCentralAfterAnyStoreSentThreeHoursAndWestAfterFive() throws Exception {
         int perHour = 10;
         // Stores 1-2 east, 3-4 central, 5-8 west. The stub holds every request beyond the trigger

@@ -41,4 +41,23 @@ class RunCommandTest {
         assertThat(status).isEqualTo(2);
         assertThat(err.toString()).contains("--date must be a real yyyyMMdd date");
     }
+
+    @Test
+    void refusesATillKeysFileThatLacksAStoreOrTheManagerKeyTheQueriesNeed(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws java.io.IOException {
+        java.nio.file.Path keys = dir.resolve("till-keys.txt");
+        java.nio.file.Files.writeString(keys, "1 tk_one till-1\n2 tk_two till-1\n");
+
+        StringWriter missingStore = new StringWriter();
+        int status = new CommandLine(new RunCommand()).setErr(new PrintWriter(missingStore))
+                .execute("--max-stores", "3", "--till-keys", keys.toString());
+        assertThat(status).isEqualTo(2);
+        assertThat(missingStore.toString()).contains("--till-keys: no key of store 3");
+
+        StringWriter noManager = new StringWriter();
+        status = new CommandLine(new RunCommand()).setErr(new PrintWriter(noManager))
+                .execute("--max-stores", "2", "--get-ratio", "0.1", "--till-keys", keys.toString());
+        assertThat(status).isEqualTo(2);
+        assertThat(noManager.toString()).contains("needs a manager key");
+    }
 }

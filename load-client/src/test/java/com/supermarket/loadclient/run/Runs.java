@@ -30,8 +30,13 @@ final class Runs {
 
     static RunResult run(URI baseUrl, RunParameters parameters, Path csv, Duration pauseRetriesAfter)
             throws InterruptedException {
+        return run(baseUrl, parameters, csv, pauseRetriesAfter, null);
+    }
+
+    static RunResult run(URI baseUrl, RunParameters parameters, Path csv, Duration pauseRetriesAfter, TillKeyFile tillKeys)
+            throws InterruptedException {
         RunSettings settings = new RunSettings(baseUrl, "test", parameters, csv, ProgressMode.OFF,
-                Duration.ofMillis(100), 42, 2, Map.of(), pauseRetriesAfter);
+                Duration.ofMillis(100), 42, 2, Map.of(), pauseRetriesAfter, tillKeys);
         PrintStream quiet = new PrintStream(OutputStream.nullOutputStream());
         return new LoadRun(settings, quiet).execute();
     }

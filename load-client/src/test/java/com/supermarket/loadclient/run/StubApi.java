@@ -15,7 +15,8 @@ import com.sun.net.httpserver.HttpServer;
 /** A stand-in purchase API on a random port that records every request and lets the test choose the answer. */
 final class StubApi implements AutoCloseable {
 
-    record Request(int index, String method, String path, String body, String idempotencyKey, long arrivedNanos) {
+    record Request(int index, String method, String path, String body, String idempotencyKey, long arrivedNanos,
+                   String authorization) {
     }
 
     /** Decides the status of a request; may block to hold the client back. */
@@ -41,7 +42,8 @@ final class StubApi implements AutoCloseable {
                 String body = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
                 Request request = new Request(arrivals.getAndIncrement(), exchange.getRequestMethod(),
                         exchange.getRequestURI().getPath(), body,
-                        exchange.getRequestHeaders().getFirst("Idempotency-Key"), System.nanoTime());
+                        exchange.getRequestHeaders().getFirst("Idempotency-Key"), System.nanoTime(),
+                        exchange.getRequestHeaders().getFirst("Authorization"));
                 requests.add(request);
                 int status;
                 try {

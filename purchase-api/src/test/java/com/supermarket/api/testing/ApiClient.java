@@ -45,6 +45,23 @@ public final class ApiClient {
         return send(request.build());
     }
 
+    /**
+     * Sends {@code method path} with the given headers (name, value, name, value, ...) and a JSON
+     * body, or none when {@code body} is null.
+     */
+    public HttpResponse<String> send(String method, String path, String body, String... headers) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(30))
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
+                        : HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8));
+        if (body != null) {
+            request.header("Content-Type", "application/json");
+        }
+        if (headers.length > 0) {
+            request.headers(headers);
+        }
+        return send(request.build());
+    }
+
     public HttpResponse<String> get(String path) {
         return get(URI.create(base + path));
     }

@@ -1,0 +1,11 @@
+package com.supermarket.api.auth;
+
+/** What a request asks to do, as far as till authentication cares. */
+public enum Access {
+    /** {@code POST /purchase/{storeID}/...}: the store's till key only. */
+    PURCHASE,
+    /** {@code GET /items/store/{storeID}}: the store's key or a manager key. */
+    STORE_QUERY,
+    /** {@code GET /items/top10/{itemID}} and {@code /items/top5/{itemID}}: every store's figures, a manager key. */
+    ITEM_QUERY
+}
