@@ -2,11 +2,15 @@ package com.supermarket.api.purchase;
 
 import com.supermarket.api.broker.BlockedConnectionTracker;
 import com.supermarket.api.broker.ShardRouting;
+import com.supermarket.api.purchase.IdempotencyStore.Claim;
+import com.supermarket.api.purchase.IdempotencyStore.IdempotencyStoreUnavailableException;
+import com.supermarket.api.purchase.IdempotencyStore.Outcome;
 import com.supermarket.api.purchase.PublishRefusedException.Reason;
 import com.supermarket.contract.Purchase;
 import com.supermarket.contract.PurchaseBatch;
 import com.supermarket.contract.Topology;
 import com.supermarket.contract.WireFormat;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -49,6 +53,14 @@ import org.springframework.stereotype.Component;
  * only those. A full queue, or a batch that cannot be let in flight within
  * {@code admission-timeout}, is refused with {@link Reason#OVERLOADED}, never parked.
  *
+ * <p>Purchases with an {@code Idempotency-Key}, when an {@link IdempotencyStore} is configured:
+ * before a batch is published, the sender claims the keys of its keyed purchases in one round
+ * trip. A key already bound to another purchase's fingerprint completes that purchase with an
+ * {@link IdempotencyConflictException} (422) and takes it out of the batch; the same fingerprint
+ * is a retry and is published as before (the consumers deduplicate its id). A store that does
+ * not answer refuses the batch's keyed purchases ({@link Reason#IDEMPOTENCY_UNAVAILABLE}, 503,
+ * nothing published for them) and publishes the rest. Purchases without a key never touch it.
+ *
  * <p>Thread-safe: request threads only enqueue and wait on their own future; the sender thread
  * alone touches the grouping state; confirm callbacks (the AMQP connection's thread, or the
  * timeout's) complete futures, each exactly once because each purchase sits in exactly one
@@ -66,10 +78,13 @@ class PurchasePublisher implements DisposableBean {
     private final PublishProperties.Batch settings;
     private final BlockedConnectionTracker blocked;
     private final ShardRouting routing;
+    private final IdempotencyStore idempotency;
     private final BlockingQueue<Pending> queue;
     private final Semaphore inFlight;
     private final Timer confirmLatency;
     private final DistributionSummary batchSize;
+    private final Timer idempotencyLatency;
+    private final Counter idempotencyConflicts;
     private final Thread sender;
     private volatile boolean closed;
 
@@ -78,12 +93,14 @@ class PurchasePublisher implements DisposableBean {
     private int waitingCount;
 
     PurchasePublisher(@Qualifier("publishTemplate") RabbitTemplate template, PublishProperties properties,
-                      BlockedConnectionTracker blocked, ShardRouting routing, MeterRegistry registry) {
+                      BlockedConnectionTracker blocked, ShardRouting routing, IdempotencyStore idempotency,
+                      MeterRegistry registry) {
         this.template = template;
         this.properties = properties;
         this.settings = properties.batch();
         this.blocked = blocked;
         this.routing = routing;
+        this.idempotency = idempotency;
         this.queue = new ArrayBlockingQueue<>(settings.queueCapacity());
         this.inFlight = new Semaphore(settings.maxInFlight());
         this.confirmLatency = Timer.builder("purchases.confirm.latency")
@@ -95,17 +112,25 @@ class PurchasePublisher implements DisposableBean {
                 .baseUnit("purchases")
                 .publishPercentileHistogram()
                 .register(registry);
+        this.idempotencyLatency = Timer.builder("purchases.idempotency.latency")
+                .description("Round trip of one batch's Idempotency-Key claims to the idempotency store, failures included")
+                .publishPercentileHistogram()
+                .register(registry);
+        this.idempotencyConflicts = Counter.builder("purchases.idempotency.conflicts")
+                .description("Purchases refused because their Idempotency-Key was used for a different purchase, answered 422")
+                .register(registry);
         this.sender = Thread.ofPlatform().name("purchase-sender").daemon().start(this::send);
     }
 
-    /** One purchase waiting for its batch's confirm. */
-    private record Pending(String routingKey, byte[] encoded, long enqueuedNanos, CompletableFuture<Void> done) {
+    /** One purchase waiting for its batch's confirm; {@code claim} is null unless its key is to be checked. */
+    private record Pending(String routingKey, byte[] encoded, Claim claim, long enqueuedNanos, CompletableFuture<Void> done) {
     }
 
     /**
      * Publishes {@code purchase} and waits until its batch is confirmed.
      *
-     * @throws PublishRefusedException when the broker did not durably accept it
+     * @throws PublishRefusedException      when the broker did not durably accept it
+     * @throws IdempotencyConflictException when its {@code Idempotency-Key} names another purchase
      */
     void publish(Purchase purchase) {
         CompletableFuture<Void> done = submit(purchase);
@@ -118,6 +143,9 @@ class PurchasePublisher implements DisposableBean {
             if (e.getCause() instanceof PublishRefusedException refused) {
                 throw refused;
             }
+            if (e.getCause() instanceof IdempotencyConflictException conflict) {
+                throw conflict;
+            }
             throw new PublishRefusedException(Reason.UNREACHABLE, "publishing failed; " + MAYBE_ACCEPTED, e.getCause());
         } catch (TimeoutException e) {
             throw new PublishRefusedException(Reason.CONFIRM_TIMEOUT, confirmTimeoutMessage(), e);
@@ -129,7 +157,8 @@ class PurchasePublisher implements DisposableBean {
 
     /**
      * Hands {@code purchase} to the group commit. The future completes normally once its batch
-     * is confirmed, or exceptionally with a {@link PublishRefusedException}; exactly once.
+     * is confirmed, or exceptionally with a {@link PublishRefusedException} or an
+     * {@link IdempotencyConflictException}; exactly once.
      */
     CompletableFuture<Void> submit(Purchase purchase) {
         if (blocked.isBlocked()) {
@@ -142,9 +171,11 @@ class PurchasePublisher implements DisposableBean {
             return CompletableFuture.failedFuture(new PublishRefusedException(Reason.UNROUTABLE,
                     "could not route the purchase to every consumer (" + unroutable + "); retry later", null));
         }
-        // Encoded here, on the request's thread: the sender's serial work stays a copy.
+        // Encoded and fingerprinted here, on the request's thread: the sender's serial work stays small.
+        Claim claim = idempotency.enabled() && PurchaseRequestParser.hasIdempotencyKey(purchase)
+                ? new Claim(purchase.purchaseId(), PurchaseFingerprint.of(purchase)) : null;
         Pending pending = new Pending(Topology.routingKey(purchase.storeId(), settings.buckets()),
-                WireFormat.encode(purchase), System.nanoTime(), new CompletableFuture<>());
+                WireFormat.encode(purchase), claim, System.nanoTime(), new CompletableFuture<>());
         if (closed) {
             return CompletableFuture.failedFuture(shuttingDown());
         }
@@ -175,8 +206,12 @@ class PurchasePublisher implements DisposableBean {
                     continue;
                 }
                 drain();
-                List<Pending> batch = cut(oldest.routingKey());
-                publish(oldest.routingKey(), batch);
+                List<Pending> batch = checkKeys(cut(oldest.routingKey()));
+                if (batch.isEmpty()) {
+                    inFlight.release();
+                } else {
+                    publish(oldest.routingKey(), batch);
+                }
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -239,6 +274,63 @@ class PurchasePublisher implements DisposableBean {
         }
         waitingCount -= size;
         return batch;
+    }
+
+    /**
+     * Claims the keys of the batch's keyed purchases in one round trip, completes those that may
+     * not be published (a conflict: 422; no answer from the store: 503), and returns the rest.
+     */
+    private List<Pending> checkKeys(List<Pending> batch) {
+        List<Pending> keyed = null;
+        for (Pending pending : batch) {
+            if (pending.claim() != null) {
+                if (keyed == null) {
+                    keyed = new ArrayList<>();
+                }
+                keyed.add(pending);
+            }
+        }
+        if (keyed == null) {
+            return batch;
+        }
+        List<Claim> claims = new ArrayList<>(keyed.size());
+        for (Pending pending : keyed) {
+            claims.add(pending.claim());
+        }
+        long start = System.nanoTime();
+        List<Outcome> outcomes;
+        try {
+            outcomes = idempotency.claim(claims);
+        } catch (IdempotencyStoreUnavailableException e) {
+            PublishRefusedException refused = new PublishRefusedException(Reason.IDEMPOTENCY_UNAVAILABLE,
+                    "the Idempotency-Key could not be checked: the idempotency store is unavailable (" + e.getMessage()
+                            + "); the purchase was not accepted, retry later with the same Idempotency-Key", e);
+            List<Pending> unkeyed = new ArrayList<>(batch.size() - keyed.size());
+            for (Pending pending : batch) {
+                if (pending.claim() == null) {
+                    unkeyed.add(pending);
+                } else {
+                    pending.done().completeExceptionally(refused);
+                }
+            }
+            return unkeyed;
+        } finally {
+            idempotencyLatency.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+        }
+        List<Pending> accepted = new ArrayList<>(batch.size());
+        int next = 0;
+        for (Pending pending : batch) {
+            if (pending.claim() != null && outcomes.get(next++) == Outcome.CONFLICT) {
+                idempotencyConflicts.increment();
+                pending.done().completeExceptionally(new IdempotencyConflictException("the Idempotency-Key was already"
+                        + " used for a different purchase (store, customer, date or items differ; purchase "
+                        + pending.claim().purchaseId() + "); the first purchase stands and this one was not accepted:"
+                        + " send a different purchase with a new Idempotency-Key"));
+            } else {
+                accepted.add(pending);
+            }
+        }
+        return accepted;
     }
 
     /** Publishes one batch; holds one in-flight permit, released when the batch is settled. */
