@@ -1,8 +1,11 @@
 -- wrk script: POST purchases like the standard client (random store 1..maxStores, custID in the
 -- store's range, 5 items with ItemID 1..100000, numberOfItems 1), and count answers by status.
--- Usage: wrk -t2 -c64 -d20s -s post-purchases.lua http://localhost:8080
+-- With IDEMPOTENCY_KEYS=1 every request carries a new Idempotency-Key (as the load client's tills
+-- do), so an API with an idempotency store claims a key per purchase.
+-- Usage: [IDEMPOTENCY_KEYS=1] wrk -t2 -c64 -d20s -s post-purchases.lua http://localhost:8080
 local maxStores = tonumber(os.getenv("MAX_STORES") or "1024")
 local itemsPerPurchase = tonumber(os.getenv("ITEMS_PER_PURCHASE") or "5")
+local keyed = os.getenv("IDEMPOTENCY_KEYS") == "1"
 local threads = {}
 
 function setup(thread)
@@ -12,6 +15,8 @@ end
 function init(args)
   math.randomseed(os.time() + tonumber(tostring({}):sub(8), 16))
   statuses = {}
+  keyPrefix = string.format("bench-%d-%d-", os.time(), math.random(1, 1000000000))
+  sent = 0
 end
 
 function request()
@@ -21,7 +26,12 @@ function request()
     items[i] = string.format('{"ItemID":"%d","numberOfItems:":1}', math.random(1, 100000))
   end
   local path = string.format("/purchase/%d/customer/%d/date/20210101", store, store * 1000 + math.random(0, 999))
-  return wrk.format("POST", path, {["Content-Type"] = "application/json"}, '{"items":[' .. table.concat(items, ",") .. ']}')
+  local headers = {["Content-Type"] = "application/json"}
+  if keyed then
+    sent = sent + 1
+    headers["Idempotency-Key"] = keyPrefix .. sent
+  end
+  return wrk.format("POST", path, headers, '{"items":[' .. table.concat(items, ",") .. ']}')
 end
 
 function response(status, headers, body)
