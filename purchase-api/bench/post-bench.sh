@@ -86,7 +86,7 @@ run() {
   local jvm=()
   [[ -z "$jfr" ]] || jvm=("-XX:StartFlightRecording=filename=$jfr/$label-c$conns-r$round.jfr,settings=profile")
   env RABBITMQ_VHOST="$vhost" SERVER_PORT="$port" MANAGEMENT_PORT="$management_port" LOG_FORMAT= "${env[@]}" \
-    "$java" "${jvm[@]}" -jar "$jar" >"/tmp/purchase-api-bench-$label-$round.log" 2>&1 &
+    "$java" "${jvm[@]}" -jar "$jar" >"/tmp/purchase-api-bench-$label-c$conns-$round.log" 2>&1 &
   app_pid=$!
   for _ in $(seq 1 120); do
     curl -fs "http://127.0.0.1:$management_port/actuator/health/readiness" >/dev/null 2>&1 && break

@@ -1,7 +1,9 @@
 package com.supermarket.api.purchase;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * Binds each {@code Idempotency-Key} (through the purchase id that (store, key) gives) to the
@@ -33,7 +35,12 @@ interface IdempotencyStore extends AutoCloseable {
         }
 
         @Override
-        public List<Outcome> claim(List<Claim> claims) {
+        public Duration maxWait() {
+            return Duration.ZERO;
+        }
+
+        @Override
+        public CompletableFuture<List<Outcome>> claim(List<Claim> claims) {
             throw new IllegalStateException("no idempotency store is configured");
         }
 
@@ -45,15 +52,17 @@ interface IdempotencyStore extends AutoCloseable {
     /** False when no store is configured: keyed purchases are then published unchecked. */
     boolean enabled();
 
+    /** The longest a {@link #claim} takes to answer or fail. */
+    Duration maxWait();
+
     /**
      * Claims every key of {@code claims} for its fingerprint, atomically per key, in one round
-     * trip, and answers what each found, in the order of {@code claims}. Two claims of one key in
-     * one call are taken in order (the second finds the first's fingerprint).
-     *
-     * @throws IdempotencyStoreUnavailableException when the store did not answer in time; then
-     *                                              some of the keys may have been bound
+     * trip, and answers what each found, in the order of {@code claims}, without waiting for the
+     * answer. Two claims of one key in one call are taken in order (the second finds the first's
+     * fingerprint). The future fails with an {@link IdempotencyStoreUnavailableException} when the
+     * store did not answer within {@link #maxWait()}; some of the keys may have been bound then.
      */
-    List<Outcome> claim(List<Claim> claims);
+    CompletableFuture<List<Outcome>> claim(List<Claim> claims);
 
     @Override
     void close();

@@ -22,7 +22,10 @@ import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -55,14 +58,15 @@ import org.springframework.stereotype.Component;
  *
  * <p>Purchases with an {@code Idempotency-Key}, when an {@link IdempotencyStore} is configured:
  * before a batch is published, the sender claims the keys of its keyed purchases in one round
- * trip. A key already bound to another purchase's fingerprint completes that purchase with an
+ * trip, and goes on with the next batch meanwhile; the answer hands the batch (still holding its
+ * in-flight permit) to the {@code purchase-keyed-sender} thread, which publishes it. A key already bound to another purchase's fingerprint completes that purchase with an
  * {@link IdempotencyConflictException} (422) and takes it out of the batch; the same fingerprint
  * is a retry and is published as before (the consumers deduplicate its id). A store that does
  * not answer refuses the batch's keyed purchases ({@link Reason#IDEMPOTENCY_UNAVAILABLE}, 503,
  * nothing published for them) and publishes the rest. Purchases without a key never touch it.
  *
  * <p>Thread-safe: request threads only enqueue and wait on their own future; the sender thread
- * alone touches the grouping state; confirm callbacks (the AMQP connection's thread, or the
+ * alone touches the grouping state; the keyed sender only publishes and settles; confirm callbacks (the AMQP connection's thread, or the
  * timeout's) complete futures, each exactly once because each purchase sits in exactly one
  * batch and a batch is settled by the first of its confirm or its timeout.
  */
@@ -86,6 +90,8 @@ class PurchasePublisher implements DisposableBean {
     private final Timer idempotencyLatency;
     private final Counter idempotencyConflicts;
     private final Thread sender;
+    /** Publishes the batches whose keys were claimed; one thread, so they leave in order. */
+    private final ExecutorService keyedSender;
     private volatile boolean closed;
 
     /** Sender-thread state: what waits for a batch, by routing key, oldest first within each. */
@@ -119,6 +125,7 @@ class PurchasePublisher implements DisposableBean {
         this.idempotencyConflicts = Counter.builder("purchases.idempotency.conflicts")
                 .description("Purchases refused because their Idempotency-Key was used for a different purchase, answered 422")
                 .register(registry);
+        this.keyedSender = Executors.newSingleThreadExecutor(Thread.ofPlatform().name("purchase-keyed-sender").daemon().factory());
         this.sender = Thread.ofPlatform().name("purchase-sender").daemon().start(this::send);
     }
 
@@ -134,9 +141,9 @@ class PurchasePublisher implements DisposableBean {
      */
     void publish(Purchase purchase) {
         CompletableFuture<Void> done = submit(purchase);
-        // A backstop only: the sender completes every future within admission + confirm timeout.
-        long bound = settings.admissionTimeout().toNanos() + properties.confirmTimeout().toNanos()
-                + TimeUnit.SECONDS.toNanos(1);
+        // A backstop only: the sender completes every future within admission + key check + confirm timeout.
+        long bound = settings.admissionTimeout().toNanos() + idempotency.maxWait().toNanos()
+                + properties.confirmTimeout().toNanos() + TimeUnit.SECONDS.toNanos(1);
         try {
             done.get(bound, TimeUnit.NANOSECONDS);
         } catch (ExecutionException e) {
@@ -206,12 +213,7 @@ class PurchasePublisher implements DisposableBean {
                     continue;
                 }
                 drain();
-                List<Pending> batch = checkKeys(cut(oldest.routingKey()));
-                if (batch.isEmpty()) {
-                    inFlight.release();
-                } else {
-                    publish(oldest.routingKey(), batch);
-                }
+                claimAndPublish(oldest.routingKey(), cut(oldest.routingKey()));
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -277,47 +279,74 @@ class PurchasePublisher implements DisposableBean {
     }
 
     /**
-     * Claims the keys of the batch's keyed purchases in one round trip, completes those that may
-     * not be published (a conflict: 422; no answer from the store: 503), and returns the rest.
+     * Publishes a batch (holding one in-flight permit). One with keyed purchases first has their
+     * keys claimed, without the sender waiting for the answer: the answer (on the store's I/O
+     * thread) hands the batch to the keyed sender thread, which publishes what may be published.
      */
-    private List<Pending> checkKeys(List<Pending> batch) {
-        List<Pending> keyed = null;
+    private void claimAndPublish(String routingKey, List<Pending> batch) {
+        List<Claim> claims = null;
         for (Pending pending : batch) {
             if (pending.claim() != null) {
-                if (keyed == null) {
-                    keyed = new ArrayList<>();
+                if (claims == null) {
+                    claims = new ArrayList<>();
                 }
-                keyed.add(pending);
+                claims.add(pending.claim());
             }
         }
-        if (keyed == null) {
-            return batch;
-        }
-        List<Claim> claims = new ArrayList<>(keyed.size());
-        for (Pending pending : keyed) {
-            claims.add(pending.claim());
+        if (claims == null) {
+            publish(routingKey, batch);
+            return;
         }
         long start = System.nanoTime();
-        List<Outcome> outcomes;
+        CompletableFuture<List<Outcome>> outcomes;
         try {
             outcomes = idempotency.claim(claims);
-        } catch (IdempotencyStoreUnavailableException e) {
+        } catch (RuntimeException e) {
+            outcomes = CompletableFuture.failedFuture(e);
+        }
+        outcomes.whenCompleteAsync((claimed, error) -> {
+            idempotencyLatency.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+            List<Pending> publishable;
+            try {
+                publishable = afterClaims(batch, claimed, error);
+            } catch (RuntimeException e) {
+                // A bug: the batch still gets its answers and its permit back (settling twice is harmless).
+                log.error("checking the keys of a batch failed", e);
+                settle(batch, new PublishRefusedException(Reason.IDEMPOTENCY_UNAVAILABLE,
+                        "the Idempotency-Key could not be checked; retry later with the same Idempotency-Key", e));
+                return;
+            }
+            if (publishable.isEmpty()) {
+                inFlight.release();
+            } else {
+                publish(routingKey, publishable);
+            }
+        }, keyedSender);
+    }
+
+    /**
+     * Completes the purchases of a batch that may not be published (a conflict: 422; no answer
+     * from the store: 503 for every keyed one) and returns the rest.
+     */
+    private List<Pending> afterClaims(List<Pending> batch, List<Outcome> outcomes, Throwable error) {
+        List<Pending> publishable = new ArrayList<>(batch.size());
+        if (error != null) {
+            Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+            if (!(cause instanceof IdempotencyStoreUnavailableException)) {
+                log.error("the idempotency check failed unexpectedly", cause);
+            }
             PublishRefusedException refused = new PublishRefusedException(Reason.IDEMPOTENCY_UNAVAILABLE,
-                    "the Idempotency-Key could not be checked: the idempotency store is unavailable (" + e.getMessage()
-                            + "); the purchase was not accepted, retry later with the same Idempotency-Key", e);
-            List<Pending> unkeyed = new ArrayList<>(batch.size() - keyed.size());
+                    "the Idempotency-Key could not be checked: the idempotency store is unavailable (" + cause.getMessage()
+                            + "); the purchase was not accepted, retry later with the same Idempotency-Key", cause);
             for (Pending pending : batch) {
                 if (pending.claim() == null) {
-                    unkeyed.add(pending);
+                    publishable.add(pending);
                 } else {
                     pending.done().completeExceptionally(refused);
                 }
             }
-            return unkeyed;
-        } finally {
-            idempotencyLatency.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+            return publishable;
         }
-        List<Pending> accepted = new ArrayList<>(batch.size());
         int next = 0;
         for (Pending pending : batch) {
             if (pending.claim() != null && outcomes.get(next++) == Outcome.CONFLICT) {
@@ -327,10 +356,10 @@ class PurchasePublisher implements DisposableBean {
                         + pending.claim().purchaseId() + "); the first purchase stands and this one was not accepted:"
                         + " send a different purchase with a new Idempotency-Key"));
             } else {
-                accepted.add(pending);
+                publishable.add(pending);
             }
         }
-        return accepted;
+        return publishable;
     }
 
     /** Publishes one batch; holds one in-flight permit, released when the batch is settled. */
@@ -445,8 +474,11 @@ class PurchasePublisher implements DisposableBean {
         closed = true;
         sender.interrupt();
         sender.join(properties.confirmTimeout().toMillis());
-        if (inFlight.tryAcquire(settings.maxInFlight(), properties.confirmTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
+        // Batches awaiting their key claims hold permits too, and the keyed sender publishes them.
+        long wait = idempotency.maxWait().toMillis() + properties.confirmTimeout().toMillis();
+        if (inFlight.tryAcquire(settings.maxInFlight(), wait, TimeUnit.MILLISECONDS)) {
             inFlight.release(settings.maxInFlight());
         }
+        keyedSender.shutdown();
     }
 }

@@ -2,7 +2,6 @@ package com.supermarket.api.purchase;
 
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SetArgs;
 import io.lettuce.core.SocketOptions;
@@ -16,6 +15,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -26,7 +26,8 @@ import org.slf4j.LoggerFactory;
  * The idempotency store on Redis: one key per keyed purchase, {@code <prefix><purchaseId>} ->
  * fingerprint, with a TTL. A claim is {@code SET key fingerprint NX PX ttl GET} (Redis 7.0 or
  * newer): atomic per key, it binds a free key and returns the value a taken one holds, so a
- * batch's claims are one pipelined write and one round trip, whatever their outcome.
+ * batch's claims are one pipelined write and one round trip, whatever their outcome, and the
+ * caller does not wait for the replies.
  *
  * <p>Never blocks startup: the first claim opens the connection, waiting for it up to the
  * timeout (an attempt that takes longer goes on, and a later claim picks it up); a failed attempt is retried no sooner than one timeout later,
@@ -35,8 +36,8 @@ import org.slf4j.LoggerFactory;
  * outage refuses keyed purchases at once instead of parking them.
  *
  * <p>Not thread-safe: {@link #claim} is called by the publisher's one sender thread only (the
- * connection's auto-flush is switched off around each pipelined write); {@link #close} once, at
- * shutdown.
+ * connection's auto-flush is switched off around each pipelined write); the futures it returns
+ * complete on Lettuce's I/O thread; {@link #close} once, at shutdown.
  */
 final class RedisIdempotencyStore implements IdempotencyStore {
 
@@ -77,26 +78,61 @@ final class RedisIdempotencyStore implements IdempotencyStore {
         return true;
     }
 
+    /** One timeout: a claim's connection attempt and its replies share one deadline. */
     @Override
-    public List<Outcome> claim(List<Claim> claims) {
-        StatefulRedisConnection<String, String> redis = connection();
+    public Duration maxWait() {
+        return properties.timeout();
+    }
+
+    /**
+     * Writes the claims at once (the caller's thread, the sender's) and answers when Redis has
+     * replied to all of them; the replies complete on Lettuce's I/O thread. Blocks only while a
+     * connection is being opened (startup, or Redis not reached yet), never for the replies.
+     */
+    @Override
+    public CompletableFuture<List<Outcome>> claim(List<Claim> claims) {
+        long deadline = System.nanoTime() + properties.timeout().toNanos();
+        StatefulRedisConnection<String, String> redis;
+        try {
+            redis = connection(deadline);
+        } catch (IdempotencyStoreUnavailableException e) {
+            return CompletableFuture.failedFuture(e);
+        }
         RedisAsyncCommands<String, String> commands = redis.async();
-        List<RedisFuture<String>> replies = new ArrayList<>(claims.size());
+        CompletableFuture<?>[] replies = new CompletableFuture<?>[claims.size()];
         redis.setAutoFlushCommands(false);
         try {
-            for (Claim claim : claims) {
-                replies.add(commands.setGet(properties.keyPrefix() + claim.purchaseId(), claim.fingerprint(), claimArgs));
+            for (int i = 0; i < replies.length; i++) {
+                Claim claim = claims.get(i);
+                replies[i] = commands.setGet(properties.keyPrefix() + claim.purchaseId(), claim.fingerprint(), claimArgs)
+                        .toCompletableFuture();
             }
             redis.flushCommands();
         } catch (RuntimeException e) {
-            throw unavailable("Redis refused the claims (" + e.getMessage() + ")", e);
+            return CompletableFuture.failedFuture(unavailable("Redis refused the claims (" + e.getMessage() + ")", e));
         } finally {
             redis.setAutoFlushCommands(true);
         }
-        long deadline = System.nanoTime() + properties.timeout().toNanos();
-        List<Outcome> outcomes = new ArrayList<>(claims.size());
-        for (int i = 0; i < claims.size(); i++) {
-            String held = await(replies.get(i), deadline);
+        CompletableFuture<List<Outcome>> outcomes = new CompletableFuture<>();
+        CompletableFuture.allOf(replies)
+                .orTimeout(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)
+                .whenComplete((done, error) -> {
+                    if (error == null) {
+                        outcomes.complete(outcomes(claims, replies));
+                        return;
+                    }
+                    Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+                    outcomes.completeExceptionally(cause instanceof TimeoutException
+                            ? unavailable("Redis did not answer within " + properties.timeout().toMillis() + " ms", cause)
+                            : unavailable("Redis failed the claim (" + cause.getMessage() + ")", cause));
+                });
+        return outcomes;
+    }
+
+    private static List<Outcome> outcomes(List<Claim> claims, CompletableFuture<?>[] replies) {
+        List<Outcome> outcomes = new ArrayList<>(replies.length);
+        for (int i = 0; i < replies.length; i++) {
+            Object held = replies[i].join(); // complete: allOf succeeded
             if (held == null) {
                 outcomes.add(Outcome.FIRST);
             } else {
@@ -106,21 +142,8 @@ final class RedisIdempotencyStore implements IdempotencyStore {
         return outcomes;
     }
 
-    private String await(RedisFuture<String> reply, long deadline) {
-        try {
-            return reply.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-        } catch (ExecutionException e) {
-            throw unavailable("Redis failed the claim (" + e.getCause().getMessage() + ")", e.getCause());
-        } catch (TimeoutException e) {
-            throw unavailable("Redis did not answer within " + properties.timeout().toMillis() + " ms", e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw unavailable("interrupted while waiting for Redis", e);
-        }
-    }
-
     /** The connection, awaiting the attempt in progress up to the timeout, or starting one when due. */
-    private StatefulRedisConnection<String, String> connection() {
+    private StatefulRedisConnection<String, String> connection(long deadline) {
         if (connection != null) {
             return connection; // reconnects by itself from here on
         }
@@ -131,7 +154,7 @@ final class RedisIdempotencyStore implements IdempotencyStore {
             connecting = connect();
         }
         try {
-            connection = connecting.get(properties.timeout().toNanos(), TimeUnit.NANOSECONDS);
+            connection = connecting.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
             connecting = null;
             log.info("idempotency store: connected to Redis at {}", where());
             return connection;

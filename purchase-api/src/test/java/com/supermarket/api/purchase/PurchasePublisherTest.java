@@ -72,6 +72,7 @@ class PurchasePublisherTest {
         final Map<UUID, String> fingerprints = new ConcurrentHashMap<>();
         final List<List<Claim>> calls = new CopyOnWriteArrayList<>();
         volatile boolean available = true;
+        final ExecutorService replies = Executors.newSingleThreadExecutor();
 
         @Override
         public boolean enabled() {
@@ -79,21 +80,28 @@ class PurchasePublisherTest {
         }
 
         @Override
-        public List<Outcome> claim(List<Claim> claims) {
+        public Duration maxWait() {
+            return Duration.ZERO;
+        }
+
+        @Override
+        public CompletableFuture<List<Outcome>> claim(List<Claim> claims) {
             calls.add(List.copyOf(claims));
             if (!available) {
-                throw new IdempotencyStoreUnavailableException("connection refused", null);
+                return CompletableFuture.failedFuture(new IdempotencyStoreUnavailableException("connection refused", null));
             }
             List<Outcome> outcomes = new ArrayList<>();
             for (Claim claim : claims) {
                 String held = fingerprints.putIfAbsent(claim.purchaseId(), claim.fingerprint());
                 outcomes.add(held == null ? Outcome.FIRST : held.equals(claim.fingerprint()) ? Outcome.SAME : Outcome.CONFLICT);
             }
-            return outcomes;
+            // Answered from another thread, as Redis's replies are (on Lettuce's I/O thread).
+            return CompletableFuture.supplyAsync(() -> outcomes, replies);
         }
 
         @Override
         public void close() {
+            replies.shutdown();
         }
     }
 
@@ -126,6 +134,7 @@ class PurchasePublisherTest {
         for (PurchasePublisher publisher : publishers) {
             publisher.destroy();
         }
+        idempotency.close();
     }
 
     private PurchasePublisher publisher(boolean persistent, Duration confirmTimeout, PublishProperties.Batch batch) {
@@ -205,6 +214,22 @@ class PurchasePublisherTest {
      */
     @Test
     void everyRequestIsAnsweredOnceAndExactlyAsItsBatchWasConfirmed() throws Exception {
+        hammer(false);
+    }
+
+    /** The same with every purchase keyed: each batch's claims answered from another thread first. */
+    @Test
+    void everyKeyedRequestIsAnsweredOnceAndExactlyAsItsBatchWasConfirmed() throws Exception {
+        InMemoryIdempotencyStore store = new InMemoryIdempotencyStore();
+        idempotency = store;
+
+        hammer(true);
+
+        assertThat(store.calls.stream().mapToInt(List::size).sum()).as("one claim per purchase").isEqualTo(16 * 500);
+        assertThat(store.fingerprints).hasSize(16 * 500);
+    }
+
+    private void hammer(boolean keyed) throws Exception {
         ExecutorService broker = Executors.newFixedThreadPool(4);
         Map<UUID, Boolean> ackedById = new ConcurrentHashMap<>();
         AtomicInteger messages = new AtomicInteger();
@@ -230,7 +255,11 @@ class PurchasePublisherTest {
             });
             return null;
         }).when(template).send(anyString(), anyString(), any(Message.class), any(CorrelationData.class));
-        PurchasePublisher publisher = publisher(50, Duration.ofMillis(1), 4);
+        // Keyed batches pass two more threads (the store's and the keyed sender) while they hold
+        // their permit; on a loaded machine that can exceed 5 s of admission, and this test is
+        // about answers, not speed.
+        PurchasePublisher publisher = publisher(true, Duration.ofSeconds(5), new PublishProperties.Batch(50,
+                Duration.ofMillis(1), BUCKETS, 4, 100_000, Duration.ofSeconds(keyed ? 30 : 5)));
         int threads = 16;
         int perThread = 500;
         Map<UUID, CompletableFuture<Void>> futures = new ConcurrentHashMap<>();
@@ -241,7 +270,8 @@ class PurchasePublisherTest {
             for (int t = 0; t < threads; t++) {
                 tills.execute(() -> {
                     for (int i = 0; i < perThread; i++) {
-                        Purchase purchase = purchase(1 + ThreadLocalRandom.current().nextInt(1024));
+                        int store = 1 + ThreadLocalRandom.current().nextInt(1024);
+                        Purchase purchase = keyed ? keyed(store, UUID.randomUUID().toString(), 101) : purchase(store);
                         CompletableFuture<Void> future = publisher.submit(purchase);
                         future.whenComplete((ok, error) -> completions.incrementAndGet());
                         futures.put(purchase.purchaseId(), future);
@@ -255,7 +285,11 @@ class PurchasePublisherTest {
         broker.shutdown();
         assertThat(futures).hasSize(threads * perThread);
         assertThat(completions).hasValue(threads * perThread);
-        assertThat(ackedById.keySet()).isEqualTo(futures.keySet());
+        assertThat(ackedById.keySet()).as(() -> "refusals of the purchases never sent: " + futures.entrySet().stream()
+                        .filter(entry -> !ackedById.containsKey(entry.getKey()))
+                        .map(entry -> entry.getValue().handle((ok, error) -> String.valueOf(error)).join())
+                        .collect(java.util.stream.Collectors.groupingBy(reason -> reason, java.util.stream.Collectors.counting())))
+                .isEqualTo(futures.keySet());
         futures.forEach((id, future) -> {
             if (ackedById.get(id)) {
                 assertThat(future).as("acked %s", id).isCompleted().isNotCompletedExceptionally();
