@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # Makes sure the local services the platform and its tests need are up:
-#   RabbitMQ with the rabbitmq_sharding and rabbitmq_management plugins, and MariaDB/MySQL.
+#   RabbitMQ with the rabbitmq_sharding and rabbitmq_management plugins, MariaDB/MySQL, and
+#   Redis (purchase-api's idempotency store).
 # Installs them from Debian's packages if they are missing (needs root), starts whatever is
 # down, enables the plugins, and waits until each answers. Safe to run again and again.
 # Usage: scripts/local-services.sh [--help]
 # Environment: RABBITMQ_MANAGEMENT_URL (default http://127.0.0.1:15672), MYSQL_HOST (127.0.0.1),
-#              MYSQL_PORT (3306).
+#              MYSQL_PORT (3306), REDIS_HOST (127.0.0.1), REDIS_PORT (6379).
 set -euo pipefail
 
 if [[ "${1:-}" == "-h" || "${1:-}" == "--help" ]]; then
-  sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'
   exit 0
 fi
 
@@ -36,6 +37,8 @@ install_if_missing() { # $1 = command, $2 = Debian package
 management_url="${RABBITMQ_MANAGEMENT_URL:-http://127.0.0.1:15672}"
 mysql_host="${MYSQL_HOST:-127.0.0.1}"
 mysql_port="${MYSQL_PORT:-3306}"
+redis_host="${REDIS_HOST:-127.0.0.1}"
+redis_port="${REDIS_PORT:-6379}"
 
 # --- RabbitMQ --------------------------------------------------------------------------
 install_if_missing rabbitmq-server rabbitmq-server
@@ -60,3 +63,15 @@ if ! mysql_up >/dev/null 2>&1; then
 fi
 wait_for "MariaDB" 60 mysql_up
 log "MariaDB up at $mysql_host:$mysql_port"
+
+# --- Redis (7.0 or newer: purchase-api claims keys with SET ... NX GET) --------------------
+install_if_missing redis-server redis-server
+redis_up() { redis-cli -h "$redis_host" -p "$redis_port" ping | grep -q PONG; }
+if ! redis_up >/dev/null 2>&1; then
+  log "starting Redis"
+  redis-server --port "$redis_port" --bind 127.0.0.1 --daemonize yes >/dev/null
+fi
+wait_for "Redis" 30 redis_up
+redis_version="$(redis-cli -h "$redis_host" -p "$redis_port" info server | sed -n 's/^redis_version:\([0-9]*\).*/\1/p')"
+[[ "${redis_version:-0}" -ge 7 ]] || die "Redis at $redis_host:$redis_port is version ${redis_version:-unknown}; purchase-api needs 7.0 or newer"
+log "Redis up at $redis_host:$redis_port"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One-command local run of the whole pipeline: builds the jars if needed, makes sure RabbitMQ
-# (sharding + management plugins) and MariaDB run (scripts/local-services.sh), starts
+# (sharding + management plugins), MariaDB and Redis run (scripts/local-services.sh), starts
 # purchase-api :8080, store-service :8081 and purchases-service :8082 from their jars (logs in
 # runs/local-<time>/), waits until each is ready, runs the load client (32 stores by default),
 # prints its summary, checks that every accepted purchase was stored and counted exactly once,
@@ -26,7 +26,9 @@
 #   STORE_MANAGEMENT_PORT, PURCHASES_MANAGEMENT_PORT (actuator: 9080..9082), DYNAMODB_LOCAL_PORT (8000),
 #   SERVICE_JAVA_OPTS (-Xmx768m), MYSQL_URL (jdbc:mysql://127.0.0.1:3306/purchases_local?
 #   createDatabaseIfNotExist=true), STORE_STATE_DIR (store-service's counts on disk; default
-#   <run folder>/store-state), and the services' own variables (RABBITMQ_HOST, ...).
+#   <run folder>/store-state), IDEMPOTENCY_REDIS_URL (purchase-api's idempotency store, default
+#   redis://127.0.0.1:6379/0; empty: none), IDEMPOTENCY_TTL (1h here), and the services' own
+#   variables (RABBITMQ_HOST, ...).
 set -euo pipefail
 
 SCRIPT_NAME=run-local

@@ -7,7 +7,7 @@ usage() {
   cat <<USAGE
 Usage: purchase-api/bench/post-bench.sh [--jar PATH]... [--connections 64,256] [--duration 15s]
                                         [--warmup 10s] [--rounds 1] [--jfr DIR] [--auth off|on|both]
-                                        [-- ENV=VALUE...]
+                                        [--keyed] [-- ENV=VALUE...]
 
 Starts each purchase-api jar (default: purchase-api/target/purchase-api-0.1.0-SNAPSHOT.jar; give
 --jar several times to compare builds side by side, alternating them each round) in a fresh
@@ -23,13 +23,17 @@ PUBLISH_PERSISTENT=false). --jfr DIR records a JFR file per run (profile setting
 temporary folder by scripts/till-keys.sh, the hashes file given as TILL_KEYS_FILE, each request
 signed by post-purchases.lua with its store's key); --auth both runs every jar without and with
 it, back to back (label suffix -auth), to show the cost of authentication side by side.
+--keyed sends a new Idempotency-Key with every request (IDEMPOTENCY_KEYS=1 for the lua script);
+give the API its idempotency store after --, e.g. IDEMPOTENCY_REDIS_URL=redis://127.0.0.1:6379/5
+(a build without one ignores it), and the line also shows the CPU ms per request of the local
+redis-server.
 Needs wrk, curl, a JDK 21+ (JAVA_HOME or scripts/find-jdk.sh), RabbitMQ with the management
 API. Ports: BENCH_PORT (default 18200) for the API, BENCH_MANAGEMENT_PORT (default BENCH_PORT+1)
 for its actuator; vhosts are named BENCH_VHOST_PREFIX-<n> (default bench-api).
 USAGE
 }
 
-jars=() connections=64,256 duration=15s warmup=10s rounds=1 jfr="" auth_mode=off env=()
+jars=() connections=64,256 duration=15s warmup=10s rounds=1 jfr="" auth_mode=off keyed=0 env=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --jar) jars+=("$2"); shift 2 ;;
@@ -39,6 +43,7 @@ while [[ $# -gt 0 ]]; do
     --rounds) rounds="$2"; shift 2 ;;
     --jfr) jfr="$2"; shift 2 ;;
     --auth) auth_mode="$2"; shift 2 ;;
+    --keyed) keyed=1; shift ;;
     --) shift; env=("$@"); break ;;
     -h|--help) usage; exit 0 ;;
     *) usage >&2; exit 2 ;;
@@ -67,12 +72,16 @@ fi
 if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
   echo "port $port is already in use (another run?); set BENCH_PORT" >&2; exit 1
 fi
+if (exec 3<>"/dev/tcp/127.0.0.1/$management_port") 2>/dev/null; then
+  echo "port $management_port is already in use (another run?); set BENCH_PORT" >&2; exit 1
+fi
 
 tick=$(getconf CLK_TCK)
 broker_pid=$(pgrep -o -f beam.smp || true)
 [[ -n "$broker_pid" ]] || { echo "no local RabbitMQ (beam.smp) process found" >&2; exit 1; }
-# utime + stime of a process, in clock ticks
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+redis_pid=$(pgrep -o -x redis-server || true)
+# utime + stime of a process, in clock ticks (0 without a process)
+cpu_ticks() { if [[ -n "$1" ]]; then awk '{print $14 + $15}' "/proc/$1/stat"; else echo 0; fi; }
 
 app_pid="" vhost=""
 finish() {
@@ -101,7 +110,7 @@ run() {
   local jvm=()
   [[ -z "$jfr" ]] || jvm=("-XX:StartFlightRecording=filename=$jfr/$label-c$conns-r$round.jfr,settings=profile")
   env RABBITMQ_VHOST="$vhost" SERVER_PORT="$port" MANAGEMENT_PORT="$management_port" LOG_FORMAT= "${auth_env[@]}" "${env[@]}" \
-    "$java" "${jvm[@]}" -jar "$jar" >"/tmp/purchase-api-bench-$label-$round.log" 2>&1 &
+    "$java" "${jvm[@]}" -jar "$jar" >"/tmp/purchase-api-bench-$label-c$conns-$round.log" 2>&1 &
   app_pid=$!
   for _ in $(seq 1 120); do
     curl -fs "http://127.0.0.1:$management_port/actuator/health/readiness" >/dev/null 2>&1 && break
@@ -109,22 +118,25 @@ run() {
   done
   # the plugin creates the shard queues asynchronously after the policy
   sleep 3
-  TILL_KEYS="$till_keys" wrk -t1 -c"$conns" -d"$warmup" -s "$here/post-purchases.lua" "http://127.0.0.1:$port" >/dev/null
-  local out app_before broker_before app_after broker_after requests
-  app_before=$(cpu_ticks "$app_pid") broker_before=$(cpu_ticks "$broker_pid")
-  out="$(TILL_KEYS="$till_keys" wrk -t1 -c"$conns" -d"$duration" --latency -s "$here/post-purchases.lua" "http://127.0.0.1:$port")"
-  app_after=$(cpu_ticks "$app_pid") broker_after=$(cpu_ticks "$broker_pid")
+  TILL_KEYS="$till_keys" IDEMPOTENCY_KEYS=$keyed wrk -t1 -c"$conns" -d"$warmup" -s "$here/post-purchases.lua" "http://127.0.0.1:$port" >/dev/null
+  local out app_before broker_before redis_before app_after broker_after redis_after requests
+  app_before=$(cpu_ticks "$app_pid") broker_before=$(cpu_ticks "$broker_pid") redis_before=$(cpu_ticks "$redis_pid")
+  out="$(TILL_KEYS="$till_keys" IDEMPOTENCY_KEYS=$keyed wrk -t1 -c"$conns" -d"$duration" --latency -s "$here/post-purchases.lua" "http://127.0.0.1:$port")"
+  app_after=$(cpu_ticks "$app_pid") broker_after=$(cpu_ticks "$broker_pid") redis_after=$(cpu_ticks "$redis_pid")
   requests=$(grep -Eo '^ *[0-9]+ requests' <<<"$out" | awk '{print $1}')
   # mean purchases per message over the whole life of the process (warm-up included)
   batch=$(curl -fs "http://127.0.0.1:$management_port/actuator/prometheus" | awk '
     /^purchases_batch_size_purchases_sum/ {s=$2} /^purchases_batch_size_purchases_count/ {c=$2}
     END {if (c > 0) printf "%.1f", s/c; else print "n/a"}')
-  printf '%s c%s round %s: %s req/s; %s; %s; load %s; purchases/message %s; CPU ms/req: api %s, broker %s\n' \
-    "$label" "$conns" "$round" \
+  local keys=""
+  [[ $keyed -eq 0 ]] || keys=", redis $(awk -v t="$(( redis_after - redis_before ))" -v k="$tick" -v n="$requests" 'BEGIN{printf "%.3f", t*1000/k/n}')"
+  printf '%s%s c%s round %s: %s req/s; %s; %s; load %s; purchases/message %s; CPU ms/req: api %s, broker %s%s\n' \
+    "$label" "$([[ $keyed -eq 0 ]] || echo ' keyed')" "$conns" "$round" \
     "$(grep 'Requests/sec' <<<"$out" | awk '{print $2}')" \
     "$(grep '^p50' <<<"$out")" "$(grep '^status' <<<"$out" | tr '\n' ' ')" "$(cut -d' ' -f1 /proc/loadavg)" "$batch" \
     "$(awk -v t="$(( app_after - app_before ))" -v k="$tick" -v n="$requests" 'BEGIN{printf "%.3f", t*1000/k/n}')" \
-    "$(awk -v t="$(( broker_after - broker_before ))" -v k="$tick" -v n="$requests" 'BEGIN{printf "%.3f", t*1000/k/n}')"
+    "$(awk -v t="$(( broker_after - broker_before ))" -v k="$tick" -v n="$requests" 'BEGIN{printf "%.3f", t*1000/k/n}')" \
+    "$keys"
   cleanup
 }
 

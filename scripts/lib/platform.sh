@@ -235,9 +235,13 @@ start_purchases_service() {
 }
 
 # Starts purchase-api (also again after a crash test killed it); the caller waits for it.
+# The idempotency store is the local Redis (scripts/local-services.sh), keys kept 1 h rather
+# than the default 24 h, so repeated runs keep it small; IDEMPOTENCY_REDIS_URL= (empty) runs
+# without it.
 start_purchase_api() {
-  SERVER_PORT="$API_PORT" MANAGEMENT_PORT="$API_MANAGEMENT_PORT" start_process purchase-api "$RUN_DIR/purchase-api.log" \
-    "$JAVA" $SERVICE_JAVA_OPTS -jar "$(jar_of purchase-api)"
+  SERVER_PORT="$API_PORT" MANAGEMENT_PORT="$API_MANAGEMENT_PORT" \
+    IDEMPOTENCY_REDIS_URL="${IDEMPOTENCY_REDIS_URL-redis://127.0.0.1:6379/0}" IDEMPOTENCY_TTL="${IDEMPOTENCY_TTL:-1h}" \
+    start_process purchase-api "$RUN_DIR/purchase-api.log" "$JAVA" $SERVICE_JAVA_OPTS -jar "$(jar_of purchase-api)"
 }
 
 # Starts the load client's built-in stub on API_PORT instead of the services (to try the scripts).

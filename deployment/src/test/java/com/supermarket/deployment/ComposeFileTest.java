@@ -143,6 +143,18 @@ class ComposeFileTest {
     }
 
     @Test
+    void givesThePurchaseApiReplicasOneSharedRedisAsTheirIdempotencyStore() {
+        Map<String, Object> api = map(services.get("purchase-api"));
+        Map<String, Object> redis = map(services.get("redis"));
+
+        assertThat(map(api.get("environment"))).containsEntry("IDEMPOTENCY_REDIS_URL", "redis://redis:6379/0");
+        assertThat(map(map(api.get("depends_on")).get("redis"))).containsEntry("condition", "service_healthy");
+        // SET ... NX GET, with which a batch's keys are claimed, needs Redis 7.0 or newer.
+        assertThat((String) redis.get("image")).matches("redis:[7-9]\\.\\d+\\.\\d+-alpine");
+        assertThat(String.join(" ", (List<String>) redis.get("command"))).contains("--maxmemory-policy volatile-ttl");
+    }
+
+    @Test
     void keepsPasswordsOutOfTheFile() {
         services.forEach((name, definition) -> {
             Object environment = map(definition).get("environment");

@@ -410,6 +410,28 @@ class HelmChartTest {
     }
 
     @Test
+    void givesThePurchaseApiAnExternalRedisAsItsIdempotencyStoreOnlyWhenOneIsNamed() {
+        assertThat(container(render(null), "purchase-api").getEnv()).extracting(EnvVar::getName)
+                .doesNotContain("IDEMPOTENCY_REDIS_URL", "IDEMPOTENCY_TTL");
+
+        List<HasMetadata> objects = HelmChart.objects(HelmChart.template(null, Map.of(
+                "purchaseApi.idempotency.redisUrl", "redis://cache.example.internal:6380/0",
+                "purchaseApi.idempotency.redisPort", "6380")));
+
+        Container api = container(objects, "purchase-api");
+        assertThat(env(api, "IDEMPOTENCY_REDIS_URL").getValue()).isEqualTo("redis://cache.example.internal:6380/0");
+        assertThat(env(api, "IDEMPOTENCY_TTL").getValue()).isEqualTo("24h");
+        assertThat(container(objects, "store-service").getEnv()).extracting(EnvVar::getName).doesNotContain("IDEMPOTENCY_REDIS_URL");
+        List<NetworkPolicy> policies = ofKind(objects, NetworkPolicy.class);
+        assertThat(policies.stream().filter(p -> p.getMetadata().getName().equals("supermarket-purchase-api-egress"))
+                .findFirst().orElseThrow().getSpec().getEgress())
+                .flatExtracting(rule -> rule.getPorts()).extracting(p -> p.getPort().getIntVal()).contains(6380);
+        assertThat(policies.stream().filter(p -> p.getMetadata().getName().equals("supermarket-store-service-egress"))
+                .findFirst().orElseThrow().getSpec().getEgress())
+                .flatExtracting(rule -> rule.getPorts()).extracting(p -> p.getPort().getIntVal()).doesNotContain(6380);
+    }
+
+    @Test
     void keepsABrokerMajorityThroughDrainsAndSpreadsTheApi() {
         List<HasMetadata> objects = render(null);
         PodDisruptionBudget broker = ofKind(objects, PodDisruptionBudget.class).stream()

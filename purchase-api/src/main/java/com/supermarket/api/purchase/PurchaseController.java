@@ -112,6 +112,12 @@ class PurchaseController {
         return ResponseEntity.badRequest().contentType(MediaType.APPLICATION_JSON).body(Map.of("message", e.getMessage()));
     }
 
+    @ExceptionHandler(IdempotencyConflictException.class)
+    ResponseEntity<Map<String, String>> conflicting(IdempotencyConflictException e) {
+        log.debug("refused purchase: {}", e.getMessage());
+        return ResponseEntity.unprocessableContent().contentType(MediaType.APPLICATION_JSON).body(Map.of("message", e.getMessage()));
+    }
+
     @ExceptionHandler(PublishRefusedException.class)
     ResponseEntity<Map<String, String>> refused(PublishRefusedException e) {
         refusedByReason.get(e.reason()).increment();

@@ -2,11 +2,15 @@ package com.supermarket.api.purchase;
 
 import com.supermarket.api.broker.BlockedConnectionTracker;
 import com.supermarket.api.broker.ShardRouting;
+import com.supermarket.api.purchase.IdempotencyStore.Claim;
+import com.supermarket.api.purchase.IdempotencyStore.IdempotencyStoreUnavailableException;
+import com.supermarket.api.purchase.IdempotencyStore.Outcome;
 import com.supermarket.api.purchase.PublishRefusedException.Reason;
 import com.supermarket.contract.Purchase;
 import com.supermarket.contract.PurchaseBatch;
 import com.supermarket.contract.Topology;
 import com.supermarket.contract.WireFormat;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -18,7 +22,10 @@ import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -49,8 +56,17 @@ import org.springframework.stereotype.Component;
  * only those. A full queue, or a batch that cannot be let in flight within
  * {@code admission-timeout}, is refused with {@link Reason#OVERLOADED}, never parked.
  *
+ * <p>Purchases with an {@code Idempotency-Key}, when an {@link IdempotencyStore} is configured:
+ * before a batch is published, the sender claims the keys of its keyed purchases in one round
+ * trip, and goes on with the next batch meanwhile; the answer hands the batch (still holding its
+ * in-flight permit) to the {@code purchase-keyed-sender} thread, which publishes it. A key already bound to another purchase's fingerprint completes that purchase with an
+ * {@link IdempotencyConflictException} (422) and takes it out of the batch; the same fingerprint
+ * is a retry and is published as before (the consumers deduplicate its id). A store that does
+ * not answer refuses the batch's keyed purchases ({@link Reason#IDEMPOTENCY_UNAVAILABLE}, 503,
+ * nothing published for them) and publishes the rest. Purchases without a key never touch it.
+ *
  * <p>Thread-safe: request threads only enqueue and wait on their own future; the sender thread
- * alone touches the grouping state; confirm callbacks (the AMQP connection's thread, or the
+ * alone touches the grouping state; the keyed sender only publishes and settles; confirm callbacks (the AMQP connection's thread, or the
  * timeout's) complete futures, each exactly once because each purchase sits in exactly one
  * batch and a batch is settled by the first of its confirm or its timeout.
  */
@@ -66,11 +82,16 @@ class PurchasePublisher implements DisposableBean {
     private final PublishProperties.Batch settings;
     private final BlockedConnectionTracker blocked;
     private final ShardRouting routing;
+    private final IdempotencyStore idempotency;
     private final BlockingQueue<Pending> queue;
     private final Semaphore inFlight;
     private final Timer confirmLatency;
     private final DistributionSummary batchSize;
+    private final Timer idempotencyLatency;
+    private final Counter idempotencyConflicts;
     private final Thread sender;
+    /** Publishes the batches whose keys were claimed; one thread, so they leave in order. */
+    private final ExecutorService keyedSender;
     private volatile boolean closed;
 
     /** Sender-thread state: what waits for a batch, by routing key, oldest first within each. */
@@ -78,12 +99,14 @@ class PurchasePublisher implements DisposableBean {
     private int waitingCount;
 
     PurchasePublisher(@Qualifier("publishTemplate") RabbitTemplate template, PublishProperties properties,
-                      BlockedConnectionTracker blocked, ShardRouting routing, MeterRegistry registry) {
+                      BlockedConnectionTracker blocked, ShardRouting routing, IdempotencyStore idempotency,
+                      MeterRegistry registry) {
         this.template = template;
         this.properties = properties;
         this.settings = properties.batch();
         this.blocked = blocked;
         this.routing = routing;
+        this.idempotency = idempotency;
         this.queue = new ArrayBlockingQueue<>(settings.queueCapacity());
         this.inFlight = new Semaphore(settings.maxInFlight());
         this.confirmLatency = Timer.builder("purchases.confirm.latency")
@@ -95,28 +118,40 @@ class PurchasePublisher implements DisposableBean {
                 .baseUnit("purchases")
                 .publishPercentileHistogram()
                 .register(registry);
+        this.idempotencyLatency = Timer.builder("purchases.idempotency.latency")
+                .description("Round trip of one batch's Idempotency-Key claims to the idempotency store, failures included")
+                .publishPercentileHistogram()
+                .register(registry);
+        this.idempotencyConflicts = Counter.builder("purchases.idempotency.conflicts")
+                .description("Purchases refused because their Idempotency-Key was used for a different purchase, answered 422")
+                .register(registry);
+        this.keyedSender = Executors.newSingleThreadExecutor(Thread.ofPlatform().name("purchase-keyed-sender").daemon().factory());
         this.sender = Thread.ofPlatform().name("purchase-sender").daemon().start(this::send);
     }
 
-    /** One purchase waiting for its batch's confirm. */
-    private record Pending(String routingKey, byte[] encoded, long enqueuedNanos, CompletableFuture<Void> done) {
+    /** One purchase waiting for its batch's confirm; {@code claim} is null unless its key is to be checked. */
+    private record Pending(String routingKey, byte[] encoded, Claim claim, long enqueuedNanos, CompletableFuture<Void> done) {
     }
 
     /**
      * Publishes {@code purchase} and waits until its batch is confirmed.
      *
-     * @throws PublishRefusedException when the broker did not durably accept it
+     * @throws PublishRefusedException      when the broker did not durably accept it
+     * @throws IdempotencyConflictException when its {@code Idempotency-Key} names another purchase
      */
     void publish(Purchase purchase) {
         CompletableFuture<Void> done = submit(purchase);
-        // A backstop only: the sender completes every future within admission + confirm timeout.
-        long bound = settings.admissionTimeout().toNanos() + properties.confirmTimeout().toNanos()
-                + TimeUnit.SECONDS.toNanos(1);
+        // A backstop only: the sender completes every future within admission + key check + confirm timeout.
+        long bound = settings.admissionTimeout().toNanos() + idempotency.maxWait().toNanos()
+                + properties.confirmTimeout().toNanos() + TimeUnit.SECONDS.toNanos(1);
         try {
             done.get(bound, TimeUnit.NANOSECONDS);
         } catch (ExecutionException e) {
             if (e.getCause() instanceof PublishRefusedException refused) {
                 throw refused;
+            }
+            if (e.getCause() instanceof IdempotencyConflictException conflict) {
+                throw conflict;
             }
             throw new PublishRefusedException(Reason.UNREACHABLE, "publishing failed; " + MAYBE_ACCEPTED, e.getCause());
         } catch (TimeoutException e) {
@@ -129,7 +164,8 @@ class PurchasePublisher implements DisposableBean {
 
     /**
      * Hands {@code purchase} to the group commit. The future completes normally once its batch
-     * is confirmed, or exceptionally with a {@link PublishRefusedException}; exactly once.
+     * is confirmed, or exceptionally with a {@link PublishRefusedException} or an
+     * {@link IdempotencyConflictException}; exactly once.
      */
     CompletableFuture<Void> submit(Purchase purchase) {
         if (blocked.isBlocked()) {
@@ -142,9 +178,11 @@ class PurchasePublisher implements DisposableBean {
             return CompletableFuture.failedFuture(new PublishRefusedException(Reason.UNROUTABLE,
                     "could not route the purchase to every consumer (" + unroutable + "); retry later", null));
         }
-        // Encoded here, on the request's thread: the sender's serial work stays a copy.
+        // Encoded and fingerprinted here, on the request's thread: the sender's serial work stays small.
+        Claim claim = idempotency.enabled() && PurchaseRequestParser.hasIdempotencyKey(purchase)
+                ? new Claim(purchase.purchaseId(), PurchaseFingerprint.of(purchase)) : null;
         Pending pending = new Pending(Topology.routingKey(purchase.storeId(), settings.buckets()),
-                WireFormat.encode(purchase), System.nanoTime(), new CompletableFuture<>());
+                WireFormat.encode(purchase), claim, System.nanoTime(), new CompletableFuture<>());
         if (closed) {
             return CompletableFuture.failedFuture(shuttingDown());
         }
@@ -175,8 +213,7 @@ class PurchasePublisher implements DisposableBean {
                     continue;
                 }
                 drain();
-                List<Pending> batch = cut(oldest.routingKey());
-                publish(oldest.routingKey(), batch);
+                claimAndPublish(oldest.routingKey(), cut(oldest.routingKey()));
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -239,6 +276,90 @@ class PurchasePublisher implements DisposableBean {
         }
         waitingCount -= size;
         return batch;
+    }
+
+    /**
+     * Publishes a batch (holding one in-flight permit). One with keyed purchases first has their
+     * keys claimed, without the sender waiting for the answer: the answer (on the store's I/O
+     * thread) hands the batch to the keyed sender thread, which publishes what may be published.
+     */
+    private void claimAndPublish(String routingKey, List<Pending> batch) {
+        List<Claim> claims = null;
+        for (Pending pending : batch) {
+            if (pending.claim() != null) {
+                if (claims == null) {
+                    claims = new ArrayList<>();
+                }
+                claims.add(pending.claim());
+            }
+        }
+        if (claims == null) {
+            publish(routingKey, batch);
+            return;
+        }
+        long start = System.nanoTime();
+        CompletableFuture<List<Outcome>> outcomes;
+        try {
+            outcomes = idempotency.claim(claims);
+        } catch (RuntimeException e) {
+            outcomes = CompletableFuture.failedFuture(e);
+        }
+        outcomes.whenCompleteAsync((claimed, error) -> {
+            idempotencyLatency.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+            List<Pending> publishable;
+            try {
+                publishable = afterClaims(batch, claimed, error);
+            } catch (RuntimeException e) {
+                // A bug: the batch still gets its answers and its permit back (settling twice is harmless).
+                log.error("checking the keys of a batch failed", e);
+                settle(batch, new PublishRefusedException(Reason.IDEMPOTENCY_UNAVAILABLE,
+                        "the Idempotency-Key could not be checked; retry later with the same Idempotency-Key", e));
+                return;
+            }
+            if (publishable.isEmpty()) {
+                inFlight.release();
+            } else {
+                publish(routingKey, publishable);
+            }
+        }, keyedSender);
+    }
+
+    /**
+     * Completes the purchases of a batch that may not be published (a conflict: 422; no answer
+     * from the store: 503 for every keyed one) and returns the rest.
+     */
+    private List<Pending> afterClaims(List<Pending> batch, List<Outcome> outcomes, Throwable error) {
+        List<Pending> publishable = new ArrayList<>(batch.size());
+        if (error != null) {
+            Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+            if (!(cause instanceof IdempotencyStoreUnavailableException)) {
+                log.error("the idempotency check failed unexpectedly", cause);
+            }
+            PublishRefusedException refused = new PublishRefusedException(Reason.IDEMPOTENCY_UNAVAILABLE,
+                    "the Idempotency-Key could not be checked: the idempotency store is unavailable (" + cause.getMessage()
+                            + "); the purchase was not accepted, retry later with the same Idempotency-Key", cause);
+            for (Pending pending : batch) {
+                if (pending.claim() == null) {
+                    publishable.add(pending);
+                } else {
+                    pending.done().completeExceptionally(refused);
+                }
+            }
+            return publishable;
+        }
+        int next = 0;
+        for (Pending pending : batch) {
+            if (pending.claim() != null && outcomes.get(next++) == Outcome.CONFLICT) {
+                idempotencyConflicts.increment();
+                pending.done().completeExceptionally(new IdempotencyConflictException("the Idempotency-Key was already"
+                        + " used for a different purchase (store, customer, date or items differ; purchase "
+                        + pending.claim().purchaseId() + "); the first purchase stands and this one was not accepted:"
+                        + " send a different purchase with a new Idempotency-Key"));
+            } else {
+                publishable.add(pending);
+            }
+        }
+        return publishable;
     }
 
     /** Publishes one batch; holds one in-flight permit, released when the batch is settled. */
@@ -353,8 +474,11 @@ class PurchasePublisher implements DisposableBean {
         closed = true;
         sender.interrupt();
         sender.join(properties.confirmTimeout().toMillis());
-        if (inFlight.tryAcquire(settings.maxInFlight(), properties.confirmTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
+        // Batches awaiting their key claims hold permits too, and the keyed sender publishes them.
+        long wait = idempotency.maxWait().toMillis() + properties.confirmTimeout().toMillis();
+        if (inFlight.tryAcquire(settings.maxInFlight(), wait, TimeUnit.MILLISECONDS)) {
             inFlight.release(settings.maxInFlight());
         }
+        keyedSender.shutdown();
     }
 }

@@ -78,6 +78,15 @@ final class PurchaseRequestParser {
         return new Purchase(purchaseId(store, idempotencyKey, acceptedAt), store, customer, day, items, acceptedAt);
     }
 
+    /**
+     * Whether the purchase came with an {@code Idempotency-Key}: its id is then the name-based
+     * (version 3) UUID of (store, key), where every other purchase gets a time-ordered
+     * (version 7) one.
+     */
+    static boolean hasIdempotencyKey(Purchase purchase) {
+        return purchase.purchaseId().version() == 3;
+    }
+
     private static UUID purchaseId(int store, String idempotencyKey, Instant acceptedAt) {
         if (idempotencyKey == null) {
             return TimeOrderedIds.at(acceptedAt.toEpochMilli());

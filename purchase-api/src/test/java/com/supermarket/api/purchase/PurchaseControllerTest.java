@@ -171,6 +171,17 @@ class PurchaseControllerTest {
     }
 
     @Test
+    void answers422WhenTheIdempotencyKeyNamesAnotherPurchase() throws Exception {
+        doThrow(new IdempotencyConflictException("the Idempotency-Key was already used for a different purchase"))
+                .when(publisher).publish(any());
+
+        mvc.perform(post("/purchase/1/customer/1/date/20210101").header("Idempotency-Key", "k1").content(ONE_ITEM))
+                .andExpect(status().isUnprocessableContent())
+                .andExpect(header().doesNotExist("Retry-After"))
+                .andExpect(jsonPath("$.message").value("the Idempotency-Key was already used for a different purchase"));
+    }
+
+    @Test
     void answers503WithRetryAfterWhenTheBrokerRefuses() throws Exception {
         doThrow(new PublishRefusedException(PublishRefusedException.Reason.CONFIRM_TIMEOUT, "no confirm; retry later", null))
                 .when(publisher).publish(any());

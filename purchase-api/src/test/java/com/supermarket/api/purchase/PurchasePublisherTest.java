@@ -61,6 +61,49 @@ class PurchasePublisherTest {
     /** Every message the publisher sent, in order, with its confirm handle. */
     private final List<Sent> sent = new CopyOnWriteArrayList<>();
     private final List<PurchasePublisher> publishers = new ArrayList<>();
+    /** The idempotency store of the publishers made next; off unless a test sets one. */
+    private IdempotencyStore idempotency = IdempotencyStore.OFF;
+
+    /**
+     * An idempotency store in memory, with the Redis store's semantics (first fingerprint wins,
+     * claims answered in order), that records each call and can be made unavailable.
+     */
+    private static final class InMemoryIdempotencyStore implements IdempotencyStore {
+        final Map<UUID, String> fingerprints = new ConcurrentHashMap<>();
+        final List<List<Claim>> calls = new CopyOnWriteArrayList<>();
+        volatile boolean available = true;
+        final ExecutorService replies = Executors.newSingleThreadExecutor();
+
+        @Override
+        public boolean enabled() {
+            return true;
+        }
+
+        @Override
+        public Duration maxWait() {
+            return Duration.ZERO;
+        }
+
+        @Override
+        public CompletableFuture<List<Outcome>> claim(List<Claim> claims) {
+            calls.add(List.copyOf(claims));
+            if (!available) {
+                return CompletableFuture.failedFuture(new IdempotencyStoreUnavailableException("connection refused", null));
+            }
+            List<Outcome> outcomes = new ArrayList<>();
+            for (Claim claim : claims) {
+                String held = fingerprints.putIfAbsent(claim.purchaseId(), claim.fingerprint());
+                outcomes.add(held == null ? Outcome.FIRST : held.equals(claim.fingerprint()) ? Outcome.SAME : Outcome.CONFLICT);
+            }
+            // Answered from another thread, as Redis's replies are (on Lettuce's I/O thread).
+            return CompletableFuture.supplyAsync(() -> outcomes, replies);
+        }
+
+        @Override
+        public void close() {
+            replies.shutdown();
+        }
+    }
 
     private record Sent(String exchange, String routingKey, Message message, CorrelationData correlation) {
 
@@ -91,11 +134,13 @@ class PurchasePublisherTest {
         for (PurchasePublisher publisher : publishers) {
             publisher.destroy();
         }
+        idempotency.close();
     }
 
     private PurchasePublisher publisher(boolean persistent, Duration confirmTimeout, PublishProperties.Batch batch) {
         PurchasePublisher publisher = new PurchasePublisher(template,
-                new PublishProperties(persistent, confirmTimeout, Duration.ofSeconds(1), batch), blocked, routing, registry);
+                new PublishProperties(persistent, confirmTimeout, Duration.ofSeconds(1), batch), blocked, routing, idempotency,
+                registry);
         publishers.add(publisher);
         return publisher;
     }
@@ -108,6 +153,12 @@ class PurchasePublisherTest {
     private static Purchase purchase(int store) {
         return new Purchase(UUID.randomUUID(), store, store * 1000, LocalDate.of(2021, 1, 1),
                 List.of(new PurchaseItem(101, 1)), Instant.now());
+    }
+
+    /** A purchase sent with an Idempotency-Key: its id is the name-based UUID of (store, key), as the parser makes it. */
+    private static Purchase keyed(int store, String key, int item) {
+        return new Purchase(UUID.nameUUIDFromBytes(("store " + store + " idempotency-key " + key).getBytes()), store,
+                store * 1000, LocalDate.of(2021, 1, 1), List.of(new PurchaseItem(item, 1)), Instant.now());
     }
 
     private static Reason refusal(CompletableFuture<Void> future) {
@@ -163,6 +214,22 @@ class PurchasePublisherTest {
      */
     @Test
     void everyRequestIsAnsweredOnceAndExactlyAsItsBatchWasConfirmed() throws Exception {
+        hammer(false);
+    }
+
+    /** The same with every purchase keyed: each batch's claims answered from another thread first. */
+    @Test
+    void everyKeyedRequestIsAnsweredOnceAndExactlyAsItsBatchWasConfirmed() throws Exception {
+        InMemoryIdempotencyStore store = new InMemoryIdempotencyStore();
+        idempotency = store;
+
+        hammer(true);
+
+        assertThat(store.calls.stream().mapToInt(List::size).sum()).as("one claim per purchase").isEqualTo(16 * 500);
+        assertThat(store.fingerprints).hasSize(16 * 500);
+    }
+
+    private void hammer(boolean keyed) throws Exception {
         ExecutorService broker = Executors.newFixedThreadPool(4);
         Map<UUID, Boolean> ackedById = new ConcurrentHashMap<>();
         AtomicInteger messages = new AtomicInteger();
@@ -188,7 +255,11 @@ class PurchasePublisherTest {
             });
             return null;
         }).when(template).send(anyString(), anyString(), any(Message.class), any(CorrelationData.class));
-        PurchasePublisher publisher = publisher(50, Duration.ofMillis(1), 4);
+        // Keyed batches pass two more threads (the store's and the keyed sender) while they hold
+        // their permit; on a loaded machine that can exceed 5 s of admission, and this test is
+        // about answers, not speed.
+        PurchasePublisher publisher = publisher(true, Duration.ofSeconds(5), new PublishProperties.Batch(50,
+                Duration.ofMillis(1), BUCKETS, 4, 100_000, Duration.ofSeconds(keyed ? 30 : 5)));
         int threads = 16;
         int perThread = 500;
         Map<UUID, CompletableFuture<Void>> futures = new ConcurrentHashMap<>();
@@ -199,7 +270,8 @@ class PurchasePublisherTest {
             for (int t = 0; t < threads; t++) {
                 tills.execute(() -> {
                     for (int i = 0; i < perThread; i++) {
-                        Purchase purchase = purchase(1 + ThreadLocalRandom.current().nextInt(1024));
+                        int store = 1 + ThreadLocalRandom.current().nextInt(1024);
+                        Purchase purchase = keyed ? keyed(store, UUID.randomUUID().toString(), 101) : purchase(store);
                         CompletableFuture<Void> future = publisher.submit(purchase);
                         future.whenComplete((ok, error) -> completions.incrementAndGet());
                         futures.put(purchase.purchaseId(), future);
@@ -213,7 +285,11 @@ class PurchasePublisherTest {
         broker.shutdown();
         assertThat(futures).hasSize(threads * perThread);
         assertThat(completions).hasValue(threads * perThread);
-        assertThat(ackedById.keySet()).isEqualTo(futures.keySet());
+        assertThat(ackedById.keySet()).as(() -> "refusals of the purchases never sent: " + futures.entrySet().stream()
+                        .filter(entry -> !ackedById.containsKey(entry.getKey()))
+                        .map(entry -> entry.getValue().handle((ok, error) -> String.valueOf(error)).join())
+                        .collect(java.util.stream.Collectors.groupingBy(reason -> reason, java.util.stream.Collectors.counting())))
+                .isEqualTo(futures.keySet());
         futures.forEach((id, future) -> {
             if (ackedById.get(id)) {
                 assertThat(future).as("acked %s", id).isCompleted().isNotCompletedExceptionally();
@@ -405,5 +481,114 @@ class PurchasePublisherTest {
 
         assertThat(refusal(waiting)).isEqualTo(Reason.INTERRUPTED);
         assertThat(refusal(publisher.submit(purchase(3)))).isEqualTo(Reason.INTERRUPTED);
+    }
+
+    @Test
+    void aReusedKeyWithAnotherBodyIsRefusedAndNotPublishedWhileTheSameBodyIsPublishedAgain() {
+        InMemoryIdempotencyStore store = new InMemoryIdempotencyStore();
+        idempotency = store;
+        PurchasePublisher publisher = publisher(200, Duration.ZERO, 16);
+        Purchase first = keyed(7, "till-1/42", 101);
+
+        CompletableFuture<Void> accepted = publisher.submit(first);
+        awaitSent(0).ack();
+        assertThat(accepted).succeedsWithin(Duration.ofSeconds(5));
+
+        CompletableFuture<Void> retry = publisher.submit(keyed(7, "till-1/42", 101));
+        awaitSent(1).ack();
+        assertThat(retry).succeedsWithin(Duration.ofSeconds(5));
+        assertThat(sent.get(1).purchaseIds()).containsExactly(first.purchaseId());
+
+        CompletableFuture<Void> other = publisher.submit(keyed(7, "till-1/42", 102));
+        await().atMost(Duration.ofSeconds(5)).until(other::isDone);
+        assertThat(other).failsWithin(Duration.ZERO).withThrowableOfType(java.util.concurrent.ExecutionException.class)
+                .havingCause().isInstanceOf(IdempotencyConflictException.class)
+                .withMessageContaining("already used for a different purchase")
+                .withMessageContaining(first.purchaseId().toString());
+        assertThatThrownBy(() -> publisher.publish(keyed(7, "till-1/42", 103))).isInstanceOf(IdempotencyConflictException.class);
+        assertThat(sent).hasSize(2);
+        assertThat(registry.get("purchases.idempotency.conflicts").counter().count()).isEqualTo(2);
+        assertThat(store.fingerprints).containsEntry(first.purchaseId(), PurchaseFingerprint.of(first));
+    }
+
+    @Test
+    void theKeysOfABatchAreClaimedInOneCallAndOnlyTheConflictingPurchaseLeavesTheBatch() {
+        InMemoryIdempotencyStore store = new InMemoryIdempotencyStore();
+        idempotency = store;
+        PurchasePublisher publisher = publisher(200, Duration.ZERO, 1);
+        publisher.submit(purchase(BUCKETS)); // occupies the one permit, so what follows gathers into one batch
+        Sent blocker = awaitSent(0);
+        // Stores 1 and 1 + BUCKETS share a bucket, so all of these leave together.
+        Purchase keyed = keyed(1, "a", 101);
+        Purchase sameKeyOtherBody = keyed(1, "a", 102);
+        Purchase retry = keyed(1, "a", 101);
+        Purchase otherKey = keyed(1 + BUCKETS, "a", 101);
+        Purchase unkeyed = purchase(1);
+        Map<Purchase, CompletableFuture<Void>> futures = new java.util.LinkedHashMap<>();
+        for (Purchase purchase : List.of(keyed, sameKeyOtherBody, retry, otherKey, unkeyed)) {
+            futures.put(purchase, publisher.submit(purchase));
+        }
+
+        blocker.ack();
+        Sent batch = awaitSent(1);
+        batch.ack();
+
+        assertThat(store.calls).hasSize(1);
+        assertThat(store.calls.getFirst()).extracting(IdempotencyStore.Claim::purchaseId)
+                .containsExactly(keyed.purchaseId(), keyed.purchaseId(), keyed.purchaseId(), otherKey.purchaseId());
+        assertThat(batch.purchaseIds()).containsExactly(keyed.purchaseId(), keyed.purchaseId(), otherKey.purchaseId(),
+                unkeyed.purchaseId());
+        assertThat(futures.get(sameKeyOtherBody)).failsWithin(Duration.ofSeconds(5))
+                .withThrowableOfType(java.util.concurrent.ExecutionException.class)
+                .havingCause().isInstanceOf(IdempotencyConflictException.class);
+        for (Purchase purchase : List.of(keyed, retry, otherKey, unkeyed)) {
+            assertThat(futures.get(purchase)).succeedsWithin(Duration.ofSeconds(5));
+        }
+    }
+
+    @Test
+    void purchasesWithoutAKeyNeverTouchTheStore() {
+        InMemoryIdempotencyStore store = new InMemoryIdempotencyStore();
+        idempotency = store;
+        PurchasePublisher publisher = publisher(200, Duration.ZERO, 16);
+
+        CompletableFuture<Void> done = publisher.submit(purchase(3));
+        awaitSent(0).ack();
+
+        assertThat(done).succeedsWithin(Duration.ofSeconds(5));
+        assertThat(store.calls).isEmpty();
+    }
+
+    @Test
+    void anUnavailableStoreRefusesTheKeyedPurchasesWith503AndPublishesTheOthers() {
+        InMemoryIdempotencyStore store = new InMemoryIdempotencyStore();
+        store.available = false;
+        idempotency = store;
+        PurchasePublisher publisher = publisher(200, Duration.ZERO, 1);
+        publisher.submit(purchase(BUCKETS));
+        Sent blocker = awaitSent(0);
+        CompletableFuture<Void> keyed = publisher.submit(keyed(1, "a", 101));
+        Purchase unkeyed = purchase(1);
+        CompletableFuture<Void> plain = publisher.submit(unkeyed);
+
+        blocker.ack();
+        Sent batch = awaitSent(1);
+        batch.ack();
+
+        assertThat(batch.purchaseIds()).containsExactly(unkeyed.purchaseId());
+        assertThat(plain).succeedsWithin(Duration.ofSeconds(5));
+        assertThat(refusal(keyed)).isEqualTo(Reason.IDEMPOTENCY_UNAVAILABLE);
+        assertThatThrownBy(() -> publisher.publish(keyed(2, "b", 101)))
+                .isInstanceOfSatisfying(PublishRefusedException.class,
+                        e -> assertThat(e.reason()).isEqualTo(Reason.IDEMPOTENCY_UNAVAILABLE))
+                .hasMessageContaining("idempotency store is unavailable (connection refused)")
+                .hasMessageContaining("was not accepted");
+        assertThat(sent).hasSize(2);
+
+        // A batch that lost every purchase gave its permit back: with one permit, publishing goes on.
+        store.available = true;
+        CompletableFuture<Void> afterwards = publisher.submit(keyed(2, "b", 101));
+        awaitSent(2).ack();
+        assertThat(afterwards).succeedsWithin(Duration.ofSeconds(5));
     }
 }

@@ -36,11 +36,24 @@ public final class ApiClient {
         return post("/purchase/" + store + "/customer/" + (store * 1000 + 1) + "/date/20210101", body, "application/json");
     }
 
+    /** POSTs a purchase of {@code store} with an {@code Idempotency-Key} header. */
+    public HttpResponse<String> postPurchase(int store, String body, String idempotencyKey) {
+        return post("/purchase/" + store + "/customer/" + (store * 1000 + 1) + "/date/20210101", body, "application/json",
+                idempotencyKey);
+    }
+
     public HttpResponse<String> post(String path, String body, String contentType) {
+        return post(path, body, contentType, null);
+    }
+
+    private HttpResponse<String> post(String path, String body, String contentType, String idempotencyKey) {
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(30))
                 .POST(HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8));
         if (contentType != null) {
             request.header("Content-Type", contentType);
+        }
+        if (idempotencyKey != null) {
+            request.header("Idempotency-Key", idempotencyKey);
         }
         return send(request.build());
     }

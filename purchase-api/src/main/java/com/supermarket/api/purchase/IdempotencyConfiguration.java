@@ -1,0 +1,23 @@
+package com.supermarket.api.purchase;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/** The idempotency store: Redis when {@code IDEMPOTENCY_REDIS_URL} is set, otherwise none. */
+@Configuration(proxyBeanMethods = false)
+class IdempotencyConfiguration {
+
+    private static final Logger log = LoggerFactory.getLogger(IdempotencyConfiguration.class);
+
+    @Bean(destroyMethod = "close")
+    IdempotencyStore idempotencyStore(IdempotencyProperties properties) {
+        if (!properties.enabled()) {
+            log.info("idempotency store off (IDEMPOTENCY_REDIS_URL is empty): a reused Idempotency-Key with a different"
+                    + " body is answered 201 and the consumers keep the first body");
+            return IdempotencyStore.OFF;
+        }
+        return new RedisIdempotencyStore(properties);
+    }
+}

@@ -1,0 +1,222 @@
+package com.supermarket.api.purchase;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.GetResponse;
+import com.supermarket.api.testing.ApiClient;
+import com.supermarket.contract.Purchase;
+import com.supermarket.contract.PurchaseBatch;
+import com.supermarket.contract.PurchaseItem;
+import com.supermarket.contract.Topology;
+import com.supermarket.contract.testing.TcpProxy;
+import com.supermarket.contract.testing.TestBroker;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.ScanArgs;
+import io.lettuce.core.ScanIterator;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalManagementPort;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.annotation.DirtiesContext;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+/**
+ * The idempotency store on the real local Redis (database 5, keys under a prefix of this run,
+ * deleted afterwards) and the real RabbitMQ (a throw-away vhost), with a {@link TcpProxy} on the
+ * link to Redis to cut or freeze it. Fails, never skips, when Redis cannot be reached: start it
+ * with {@code scripts/local-services.sh} ({@code REDIS_HOST}/{@code REDIS_PORT} to point
+ * elsewhere).
+ */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+        properties = {"platform.idempotency.timeout=500ms", "logging.structured.format.console="})
+@DirtiesContext
+class PurchaseIdempotencyIT {
+
+    private static final String REDIS_HOST = env("REDIS_HOST", "127.0.0.1");
+    private static final int REDIS_PORT = Integer.parseInt(env("REDIS_PORT", "6379"));
+    private static final int REDIS_DATABASE = 5;
+    private static final String KEY_PREFIX = "idem-test:" + UUID.randomUUID() + ":";
+
+    private static final TestBroker broker = TestBroker.create("idem");
+    private static final TcpProxy redisLink = new TcpProxy(requireRedis(), REDIS_PORT);
+    private static final RedisClient redisClient = RedisClient.create("redis://" + REDIS_HOST + ":" + REDIS_PORT + "/" + REDIS_DATABASE);
+    private static final StatefulRedisConnection<String, String> redisConnection = redisClient.connect();
+    private static final RedisCommands<String, String> redis = redisConnection.sync();
+
+    @DynamicPropertySource
+    static void services(DynamicPropertyRegistry registry) {
+        broker.applyTopology(2);
+        broker.springProperties().forEach((key, value) -> registry.add(key, () -> value));
+        registry.add("platform.idempotency.redis-url",
+                () -> "redis://" + redisLink.host() + ":" + redisLink.port() + "/" + REDIS_DATABASE);
+        registry.add("platform.idempotency.key-prefix", () -> KEY_PREFIX);
+    }
+
+    @AfterAll
+    static void cleanUp() {
+        try {
+            ScanIterator<String> keys = ScanIterator.scan(redis, ScanArgs.Builder.matches(KEY_PREFIX + "*").limit(1000));
+            while (keys.hasNext()) {
+                redis.del(keys.next());
+            }
+        } finally {
+            redisConnection.close();
+            redisClient.shutdown();
+            redisLink.close();
+            broker.close();
+        }
+    }
+
+    @LocalServerPort
+    private int port;
+
+    @LocalManagementPort
+    private int managementPort;
+
+    private ApiClient api;
+
+    @BeforeEach
+    void client() throws Exception {
+        api = new ApiClient(port, managementPort);
+        drain(); // each test sees only what it published
+    }
+
+    @AfterEach
+    void restoreTheLink() {
+        redisLink.restore();
+    }
+
+    private static String body(int... itemIds) {
+        return ApiClient.body(itemIds);
+    }
+
+    private static UUID purchaseId(HttpResponse<String> response) {
+        return UUID.fromString(response.body().replaceAll(".*\"purchaseId\":\"([^\"]+)\".*", "$1"));
+    }
+
+    @Test
+    void aReusedKeyIs201WithTheSameIdForTheSameBodyAnd422ForAnotherWithNothingPublishedForIt() throws Exception {
+        String key = "till-1/receipt-" + UUID.randomUUID();
+
+        HttpResponse<String> first = api.postPurchase(7, body(101, 102), key);
+        // The same purchase written differently: other key order, whitespace, a number for the id.
+        HttpResponse<String> retry = api.postPurchase(7,
+                "{ \"items\" : [ {\"numberOfItems:\":1, \"ItemID\":101}, {\"ItemID\":\"102\",\"numberOfItems\":\"1\"} ] }", key);
+        HttpResponse<String> other = api.postPurchase(7, body(101, 103), key);
+        HttpResponse<String> otherStore = api.postPurchase(8, body(101, 103), key);
+
+        assertThat(first.statusCode()).as(first.body()).isEqualTo(201);
+        assertThat(retry.statusCode()).as(retry.body()).isEqualTo(201);
+        assertThat(purchaseId(retry)).isEqualTo(purchaseId(first));
+        assertThat(other.statusCode()).as(other.body()).isEqualTo(422);
+        assertThat(other.headers().firstValue("Content-Type")).hasValueSatisfying(type -> assertThat(type).startsWith("application/json"));
+        assertThat(other.body()).startsWith("{\"message\":\"the Idempotency-Key was already used for a different purchase");
+        assertThat(otherStore.statusCode()).as("the key is scoped by store: " + otherStore.body()).isEqualTo(201);
+
+        for (String exchange : Topology.SHARDED_EXCHANGES) {
+            List<Purchase> behind = purchasesBehind(exchange);
+            assertThat(behind).as("behind %s", exchange).hasSize(3);
+            List<Purchase> underTheKey = behind.stream().filter(p -> p.purchaseId().equals(purchaseId(first))).toList();
+            assertThat(underTheKey).as("the first and its retry, behind %s", exchange).hasSize(2)
+                    .allSatisfy(p -> assertThat(p.items()).containsExactly(new PurchaseItem(101, 1), new PurchaseItem(102, 1)));
+        }
+        String redisKey = KEY_PREFIX + purchaseId(first);
+        assertThat(redis.get(redisKey)).matches("[0-9a-f]{32}");
+        assertThat(redis.pttl(redisKey)).isBetween(Duration.ofHours(23).toMillis(), Duration.ofHours(24).toMillis());
+    }
+
+    @Test
+    void aCutLinkToRedisRefusesKeyedPurchasesWith503AndRecoversWhileUnkeyedOnesGoOn() throws Exception {
+        assertThat(api.postPurchase(3, body(1), "k-" + UUID.randomUUID()).statusCode()).isEqualTo(201);
+
+        redisLink.disconnect();
+        HttpResponse<String> keyed = api.postPurchase(3, body(2), "k-" + UUID.randomUUID());
+        HttpResponse<String> unkeyed = api.postPurchase(3, body(3));
+
+        assertThat(keyed.statusCode()).as(keyed.body()).isEqualTo(503);
+        assertThat(keyed.headers().firstValue("Retry-After")).hasValue("1");
+        assertThat(keyed.body()).contains("the idempotency store is unavailable", "was not accepted",
+                "retry later with the same Idempotency-Key");
+        assertThat(unkeyed.statusCode()).as(unkeyed.body()).isEqualTo(201);
+        assertThat(api.actuator("/prometheus").body())
+                .containsPattern("purchases_refused_total\\{[^}]*reason=\"IDEMPOTENCY_UNAVAILABLE\"[^}]*} [1-9]");
+
+        redisLink.restore();
+        await().atMost(Duration.ofSeconds(15))
+                .until(() -> api.postPurchase(3, body(4), "k-" + UUID.randomUUID()).statusCode() == 201);
+        assertThat(purchasesBehind(Topology.STORE_EXCHANGE)).extracting(p -> p.items().getFirst().itemId())
+                .as("nothing of the refused purchase").doesNotContain(2).contains(1, 3, 4);
+    }
+
+    @Test
+    void aFrozenLinkToRedisRefusesKeyedPurchasesWith503WithinTheTimeout() {
+        assertThat(api.postPurchase(4, body(1), "k-" + UUID.randomUUID()).statusCode()).isEqualTo(201);
+
+        redisLink.freeze();
+        long start = System.nanoTime();
+        HttpResponse<String> keyed = api.postPurchase(4, body(2), "k-" + UUID.randomUUID());
+        Duration took = Duration.ofNanos(System.nanoTime() - start);
+
+        assertThat(keyed.statusCode()).as(keyed.body()).isEqualTo(503);
+        assertThat(keyed.body()).contains("Redis did not answer within 500 ms");
+        assertThat(took).isLessThan(Duration.ofSeconds(5));
+        redisLink.restore();
+        await().atMost(Duration.ofSeconds(15))
+                .until(() -> api.postPurchase(4, body(3), "k-" + UUID.randomUUID()).statusCode() == 201);
+    }
+
+    /** Every purchase in the shard queues of {@code exchange}, the messages left in place. */
+    private static List<Purchase> purchasesBehind(String exchange) throws Exception {
+        await().atMost(Duration.ofSeconds(10)).until(() -> broker.messageCountBehind(exchange) > 0);
+        List<Purchase> purchases = new ArrayList<>();
+        try (Connection connection = broker.newConnection(); Channel channel = connection.createChannel()) {
+            for (String shard : broker.shardQueues(exchange)) {
+                for (GetResponse get = channel.basicGet(shard, false); get != null; get = channel.basicGet(shard, false)) {
+                    purchases.addAll(PurchaseBatch.decode(get.getProps().getType(), get.getBody()).purchases());
+                }
+            }
+        } // closing the channel requeues what it got
+        return purchases;
+    }
+
+    private static void drain() throws Exception {
+        try (Connection connection = broker.newConnection(); Channel channel = connection.createChannel()) {
+            for (String exchange : Topology.SHARDED_EXCHANGES) {
+                for (String shard : broker.shardQueues(exchange)) {
+                    channel.queuePurge(shard);
+                }
+            }
+        }
+    }
+
+    private static String requireRedis() {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress(REDIS_HOST, REDIS_PORT), 2000);
+            return REDIS_HOST;
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException("no Redis at " + REDIS_HOST + ":" + REDIS_PORT
+                    + " (start it with scripts/local-services.sh, or set REDIS_HOST/REDIS_PORT)", e);
+        }
+    }
+
+    private static String env(String name, String fallback) {
+        String value = System.getenv(name);
+        return value == null || value.isBlank() ? fallback : value;
+    }
+}
