@@ -47,7 +47,8 @@
 #   --timeout S        a run whose load client has not finished after S s fails (default 600)
 #   --run-dir DIR      output folder (default runs/faults-<UTC time>)
 #   -h, --help         this help
-# Exit status: 0 when every run lost and duplicated nothing, 1 otherwise.
+# Exit status: 0 when every run lost and duplicated nothing, 1 otherwise (also when a run broke:
+# it is a row of the table saying so, and the next fault runs).
 # Environment: as scripts/run-local.sh (API_PORT, STORE_PORT, ..., SERVICE_JAVA_OPTS);
 # FAULTS_NAME (default "faults") names the vhosts (<name>-<fault>) and databases;
 # FAULTS_PROXY_PORT (default 17670): the proxies listen on it and the next three ports (broker
@@ -112,6 +113,11 @@ BROKER_PROXY_PORT="$PROXY_PORT"
 BROKER_CONTROL_PORT=$((PROXY_PORT + 1))
 DB_PROXY_PORT=$((PROXY_PORT + 2))
 DB_CONTROL_PORT=$((PROXY_PORT + 3))
+# A small JVM for each proxy: it only copies bytes.
+PROXY_JAVA_OPTS="${PROXY_JAVA_OPTS:--Xmx128m -XX:+UseSerialGC -XX:TieredStopAtLevel=1}"
+# MariaDB's greeting now comes through the proxy's JVM, which a busy machine may not schedule
+# within the default 3 s at purchases-service's start.
+export MYSQL_CONNECTION_TIMEOUT_MS="${MYSQL_CONNECTION_TIMEOUT_MS:-10000}"
 
 VHOST=""
 DATABASE=""
@@ -145,7 +151,8 @@ pid_of() { # $1 = name given to start_process: its latest pid
 start_proxy() {
   require_free_port "$2" "$1"
   require_free_port "$4" "$1's control"
-  start_process "$1" "$RUN_DIR/$1.log" "$JAVA" -cp "$(jar_of contract)" com.supermarket.contract.testing.FaultProxy "$2" "$3" "$4"
+  # shellcheck disable=SC2086 # options are words
+  start_process "$1" "$RUN_DIR/$1.log" "$JAVA" $PROXY_JAVA_OPTS -cp "$(jar_of contract)" com.supermarket.contract.testing.FaultProxy "$2" "$3" "$4"
   wait_until "$1" 30 port_in_use "$4"
 }
 
@@ -205,14 +212,10 @@ inject() {
   esac
 }
 
-ROWS=()
-TOTAL_LOST=0
-TOTAL_DUPLICATED=0
-BASELINE=""
-
-# $1 = fault: one run in a sandbox of its own; appends a row to ROWS.
+# $1 = fault: one run in a sandbox of its own; writes its table row to $RUN_DIR/<fault>.row and
+# "lost duplicated" to $RUN_DIR/<fault>.counts (the no-fault throughput to baseline.txt).
 run_fault() {
-  local fault="$1" result="$RUN_DIR/$1.json" start end accepted final throughput relative lost duplicated
+  local fault="$1" result="$RUN_DIR/$1.json" start end accepted final throughput relative lost duplicated baseline
   DATABASE="purchases_h_${NAME//-/_}_${fault//-/_}"
   if [[ "$fault" == node-loss ]]; then
     # The cluster is started for this run and deleted after it: its default vhost is the sandbox.
@@ -238,7 +241,7 @@ run_fault() {
   fi
   # ... and the database through the database link's proxy.
   start_proxy db-proxy "$DB_PROXY_PORT" 127.0.0.1:3306 "$DB_CONTROL_PORT"
-  MYSQL_URL="jdbc:mysql://127.0.0.1:$DB_PROXY_PORT/$DATABASE?createDatabaseIfNotExist=true"
+  MYSQL_URL="jdbc:mysql://127.0.0.1:$DB_PROXY_PORT/$DATABASE?createDatabaseIfNotExist=true&connectTimeout=10000"
   STORE_STATE_DIR="$RUN_DIR/store-state-$fault"
   log "run: fault $fault, $stores stores x $per_hour purchases/hour, vhost ${VHOST:-/ on the cluster}, database $DATABASE"
   start_platform mysql
@@ -247,6 +250,8 @@ run_fault() {
     --purchases-per-hour "$per_hour" --retries "$retries" --label "$fault" --out "$result" --progress lines \
     >"$RUN_DIR/$fault.txt" 2>&1 &
   local client_pid=$!
+  STARTED_PIDS+=("$client_pid")
+  STARTED_NAMES+=(load-client)
   if [[ "$fault" != none ]]; then
     sleep "$fault_at"
     kill -0 "$client_pid" 2>/dev/null || die "the run ended before the fault; raise --purchases-per-hour or lower --at"
@@ -269,12 +274,12 @@ run_fault() {
   lost=$(( (accepted > STORED ? accepted - STORED : 0) + (accepted > COUNTED ? accepted - COUNTED : 0) ))
   duplicated=$(( (STORED > accepted ? STORED - accepted : 0) + (COUNTED > accepted ? COUNTED - accepted : 0) ))
   throughput="$(awk -v n="$accepted" -v s="$start" -v e="$end" 'BEGIN { printf "%.0f", n / (e - s) }')"
-  [[ -n "$BASELINE" ]] || [[ "$fault" != none ]] || BASELINE="$throughput"
-  relative="$([[ -n "$BASELINE" ]] && awk -v t="$throughput" -v b="$BASELINE" 'BEGIN { printf "%.0f%%", 100 * t / b }' || echo "n/a")"
-  ROWS+=("$(printf '| %-22s | %7s | %7s | %7s | %6s | %4s | %10s | %6s | %8s |' \
-    "$fault" "$accepted" "$STORED" "$COUNTED" "$final" "$lost" "$duplicated" "$throughput" "$relative")")
-  TOTAL_LOST=$((TOTAL_LOST + lost))
-  TOTAL_DUPLICATED=$((TOTAL_DUPLICATED + duplicated))
+  [[ "$fault" != none || -f "$RUN_DIR/baseline.txt" ]] || echo "$throughput" >"$RUN_DIR/baseline.txt"
+  baseline="$(cat "$RUN_DIR/baseline.txt" 2>/dev/null || true)"
+  relative="$([[ -n "$baseline" ]] && awk -v t="$throughput" -v b="$baseline" 'BEGIN { printf "%.0f%%", 100 * t / b }' || echo "n/a")"
+  printf '| %-22s | %7s | %7s | %7s | %6s | %4s | %10s | %6s | %8s |\n' \
+    "$fault" "$accepted" "$STORED" "$COUNTED" "$final" "$lost" "$duplicated" "$throughput" "$relative" >"$RUN_DIR/$fault.row"
+  echo "$lost $duplicated" >"$RUN_DIR/$fault.counts"
   log "result: fault $fault: $accepted accepted (201), $STORED stored, $COUNTED counted, $final final failures, $lost lost, $duplicated duplicated, $throughput/s ($relative of no fault); load average $(cut -d' ' -f1-3 /proc/loadavg)"
   stop_started
   drop_sandbox
@@ -287,8 +292,23 @@ run_fault() {
 build_if_needed "${SERVICE_MODULES[@]}" load-client contract
 "$ROOT/scripts/local-services.sh"
 echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)" >"$RUN_DIR/environment.txt"
+ROWS=()
+TOTAL_LOST=0
+TOTAL_DUPLICATED=0
+BROKEN=0
 for fault in "${faults[@]}"; do
-  run_fault "$fault"
+  # Each run in a subshell that cleans up after itself, so a run that breaks (a service that
+  # does not start, a run past --timeout) is a row of the table, not the end of the experiment.
+  if ( trap 'stop_started; drop_sandbox; stop_cluster' EXIT; trap 'exit 130' INT; trap 'exit 143' TERM
+       run_fault "$fault" ) && [[ -f "$RUN_DIR/$fault.counts" ]]; then
+    ROWS+=("$(cat "$RUN_DIR/$fault.row")")
+    read -r lost duplicated <"$RUN_DIR/$fault.counts"
+    TOTAL_LOST=$((TOTAL_LOST + lost))
+    TOTAL_DUPLICATED=$((TOTAL_DUPLICATED + duplicated))
+  else
+    BROKEN=$((BROKEN + 1))
+    ROWS+=("$(printf '| %-22s | %-77s |' "$fault" "the run broke: see $RUN_DIR (the log above)")")
+  fi
 done
 {
   echo "Faults at $stores stores x $((per_hour * 9)) purchases (closed loop, $retries retries), fault at ${fault_at}s, $(date -u +%Y-%m-%d), load average $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -297,6 +317,6 @@ done
   echo "|------------------------|---------|---------|---------|--------|------|------------|--------|----------|"
   printf '%s\n' "${ROWS[@]}"
   echo
-  echo "faults: ${#ROWS[@]} runs, $TOTAL_LOST lost, $TOTAL_DUPLICATED duplicated"
+  echo "faults: ${#ROWS[@]} runs, $TOTAL_LOST lost, $TOTAL_DUPLICATED duplicated$([[ $BROKEN -eq 0 ]] || echo ", $BROKEN broken")"
 } | tee "$RUN_DIR/table.md"
-[[ $TOTAL_LOST -eq 0 && $TOTAL_DUPLICATED -eq 0 ]]
+[[ $TOTAL_LOST -eq 0 && $TOTAL_DUPLICATED -eq 0 && $BROKEN -eq 0 ]]

@@ -20,7 +20,8 @@ import java.util.Locale;
  *      LISTEN_PORT TARGET_HOST:TARGET_PORT CONTROL_PORT
  * </pre>
  * Both ports listen on loopback only. The control port takes one command per line and answers
- * each with one line, {@code ok <state>} or {@code error <why>}:
+ * each with one line, {@code ok <state>} or {@code error <why>} (a cut or disconnect adds how many
+ * connections it reset):
  * <pre>
  * cut SECONDS      reset every connection, refuse new ones for SECONDS (0: reset only)
  * disconnect       reset every connection, refuse new ones until restore
@@ -69,6 +70,7 @@ public final class FaultProxy {
     /** Carries out one control command; the answer line. */
     static String execute(TcpProxy proxy, String line) {
         String[] words = line.strip().toLowerCase(Locale.ROOT).split("\\s+");
+        int open = proxy.openConnections();
         try {
             switch (words[0]) {
                 case "cut" -> proxy.cut(Duration.ofMillis(Math.round(1000 * Double.parseDouble(argument(words)))));
@@ -82,7 +84,8 @@ public final class FaultProxy {
                     return "error unknown command: " + words[0];
                 }
             }
-            return "ok " + proxy.describe();
+            String reset = words[0].equals("cut") || words[0].equals("disconnect") ? " (reset " + open + ")" : "";
+            return "ok " + proxy.describe() + reset;
         } catch (IllegalArgumentException e) {
             return "error " + e.getMessage();
         }

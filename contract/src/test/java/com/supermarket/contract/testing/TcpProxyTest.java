@@ -123,7 +123,7 @@ class TcpProxyTest {
     void theControlCommandsSteerTheProxy() {
         assertThat(FaultProxy.execute(proxy, "latency 40")).isEqualTo("ok connected latency=40ms loss=0.0 connections=0");
         assertThat(FaultProxy.execute(proxy, "loss 0.25")).contains("loss=0.25");
-        assertThat(FaultProxy.execute(proxy, "cut 5")).startsWith("ok cut(");
+        assertThat(FaultProxy.execute(proxy, "cut 5")).startsWith("ok cut(").endsWith("(reset 0)");
         assertThat(FaultProxy.execute(proxy, "restore")).isEqualTo("ok connected latency=0ms loss=0.0 connections=0");
         assertThat(FaultProxy.execute(proxy, "loss 2")).startsWith("error loss must be within 0..1");
         assertThat(FaultProxy.execute(proxy, "latency")).isEqualTo("error latency takes one number");
