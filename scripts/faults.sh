@@ -121,6 +121,7 @@ export MYSQL_CONNECTION_TIMEOUT_MS="${MYSQL_CONNECTION_TIMEOUT_MS:-10000}"
 
 VHOST=""
 DATABASE=""
+RUN_PID=""
 drop_sandbox() {
   [[ -z "$VHOST" ]] || rabbitmqctl -q delete_vhost "$VHOST" >/dev/null 2>&1 || true
   [[ -z "$DATABASE" ]] || mysql -uroot -h127.0.0.1 -e "DROP DATABASE IF EXISTS \`$DATABASE\`" >/dev/null 2>&1 || true
@@ -129,6 +130,10 @@ drop_sandbox() {
 cleanup() {
   local status=$?
   trap - EXIT INT TERM
+  if [[ -n "$RUN_PID" ]] && kill -0 "$RUN_PID" 2>/dev/null; then
+    kill -TERM "$RUN_PID" 2>/dev/null || true
+    wait "$RUN_PID" 2>/dev/null || true
+  fi
   stop_started
   drop_sandbox
   stop_cluster
@@ -167,7 +172,7 @@ proxy_ctl() {
 
 # $1 = fault. Strikes while the load client runs; returns once the platform is whole again.
 inject() {
-  local service pid port control node
+  local service pid port node control=""
   case "$1" in
     broker-*) control="$BROKER_CONTROL_PORT" ;;
     db-*) control="$DB_CONTROL_PORT" ;;
@@ -195,11 +200,6 @@ inject() {
       proxy_ctl "$control" cut "$outage_for"
       sleep "$outage_for"
       ;;
-    *-loss | *-latency)
-      if [[ "$1" == *-loss ]]; then proxy_ctl "$control" loss "$loss"; else proxy_ctl "$control" latency "$latency_ms"; fi
-      sleep "$degrade_for"
-      proxy_ctl "$control" restore
-      ;;
     node-loss)
       node="$("$ROOT/scripts/rabbitmq-cluster.sh" most-leaders 2>/dev/null || echo 1)"
       log "fault: cluster node sm$node killed, down for ${outage_for}s"
@@ -208,6 +208,11 @@ inject() {
       "$ROOT/scripts/rabbitmq-cluster.sh" start-node "$node" >>"$RUN_DIR/cluster.log" 2>&1 \
         || die "cluster node sm$node did not start again; see $RUN_DIR/cluster.log"
       log "fault: sm$node is back"
+      ;;
+    *-loss | *-latency)
+      if [[ "$1" == *-loss ]]; then proxy_ctl "$control" loss "$loss"; else proxy_ctl "$control" latency "$latency_ms"; fi
+      sleep "$degrade_for"
+      proxy_ctl "$control" restore
       ;;
   esac
 }
@@ -299,8 +304,11 @@ BROKEN=0
 for fault in "${faults[@]}"; do
   # Each run in a subshell that cleans up after itself, so a run that breaks (a service that
   # does not start, a run past --timeout) is a row of the table, not the end of the experiment.
-  if ( trap 'stop_started; drop_sandbox; stop_cluster' EXIT; trap 'exit 130' INT; trap 'exit 143' TERM
-       run_fault "$fault" ) && [[ -f "$RUN_DIR/$fault.counts" ]]; then
+  # In the background, so that a TERM or Ctrl-C of this script reaches it at once (cleanup()).
+  ( trap 'stop_started; drop_sandbox; stop_cluster' EXIT; trap 'exit 130' INT; trap 'exit 143' TERM
+    run_fault "$fault" ) &
+  RUN_PID=$!
+  if wait "$RUN_PID" && [[ -f "$RUN_DIR/$fault.counts" ]]; then
     ROWS+=("$(cat "$RUN_DIR/$fault.row")")
     read -r lost duplicated <"$RUN_DIR/$fault.counts"
     TOTAL_LOST=$((TOTAL_LOST + lost))
