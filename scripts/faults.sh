@@ -5,13 +5,14 @@
 # fault proxy of its own (the contract's FaultProxy: one for the broker link, one for the
 # database link, steered over a control port), runs the load client closed-loop with retries
 # (each purchase carries an Idempotency-Key, so a till's retry is the same purchase), injects the
-# fault --at seconds into the run, waits for the pipeline to drain, then counts through public
-# interfaces only: the 201s the client saw, purchases stored (purchases-service GET
-# /purchases/count), purchases counted (store-service's gauge store_purchases_counted, which
-# survives its restarts), lost (accepted but missing), duplicated (more than accepted) and
-# throughput (201s per second of the run) relative to the no-fault run. Stops what it started
-# and deletes the vhost and database. The machine's RabbitMQ and MariaDB are never stopped: a
-# broker restart or database outage is every link through the proxy cut at once.
+# fault --at seconds after the run's first purchase is stored, waits for the pipeline to drain,
+# then counts through public interfaces only: the 201s the client saw, purchases stored
+# (purchases-service GET /purchases/count), purchases counted (store-service's gauge
+# store_purchases_counted, which survives its restarts), lost (accepted but missing),
+# duplicated (more than accepted) and throughput (201s per second of the run) relative to the
+# no-fault run. Stops what it started and deletes the vhost and database. The machine's RabbitMQ
+# and MariaDB are never stopped: a broker restart or database outage is every link through the
+# proxy cut at once.
 #
 # Usage: scripts/faults.sh [options]
 #   --fault NAME       run one fault (repeatable); NAME is one of
@@ -37,7 +38,8 @@
 #                      the study, ending with "faults: N runs, L lost, D duplicated"
 #   --stores N         stores of the load client (default 16)
 #   --purchases-per-hour N  per store (default 200: 1,800 purchases per store)
-#   --at S             seconds into the run when the fault strikes (default 4)
+#   --at S             seconds after the run's first stored purchase when the fault strikes
+#                      (default 4)
 #   --down-for S       seconds a killed service stays down (default 3)
 #   --outage-for S     seconds a link stays cut or a cluster node down (default 8)
 #   --degrade-for S    seconds loss or latency lasts (default 10)
@@ -258,6 +260,15 @@ run_fault() {
   STARTED_PIDS+=("$client_pid")
   STARTED_NAMES+=(load-client)
   if [[ "$fault" != none ]]; then
+    # The clock starts at the first purchase stored: the load client retries a refused
+    # connection only once the API has answered it, and on a busy machine its start can take
+    # longer than --at.
+    local first=$((SECONDS + 120))
+    until [[ "$(stored_purchases || echo 0)" -gt 0 ]]; do
+      [[ $SECONDS -lt $first ]] || die "no purchase was stored within 120 s of the run's start; see $RUN_DIR/$fault.txt"
+      kill -0 "$client_pid" 2>/dev/null || die "the run ended before the fault; raise --purchases-per-hour or lower --at"
+      sleep 0.2
+    done
     sleep "$fault_at"
     kill -0 "$client_pid" 2>/dev/null || die "the run ended before the fault; raise --purchases-per-hour or lower --at"
     inject "$fault"
