@@ -8,7 +8,7 @@
 # Usage: scripts/test.sh [extra Maven arguments, e.g. -pl purchase-api -am]
 # Environment: SMOKE=false skips the run-local smoke runs (they need every module built);
 # FAULTS=false skips the CI-sized fault run (scripts/faults.sh, two crashes and a broker link
-# cut, about 3 minutes).
+# cut, about 5 minutes).
 set -euo pipefail
 
 if [[ "${1:-}" == "-h" || "${1:-}" == "--help" ]]; then
