@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
 # The fault experiment: does the platform lose or duplicate purchases when a part fails mid-run?
 # For each fault: starts the platform (scripts/lib/platform.sh) in a throw-away RabbitMQ vhost
-# and MySQL database, runs the load client closed-loop with retries (each purchase carries an
-# Idempotency-Key, so a till's retry is the same purchase), injects the fault --at seconds into
-# the run, waits for the pipeline to drain, then counts through public interfaces only: the 201s
-# the client saw, purchases stored (purchases-service GET /purchases/count), purchases counted
-# (store-service's gauge store_purchases_counted, which survives its restarts), lost
-# (accepted but missing), duplicated (more than accepted) and throughput (201s per second of the
-# run) relative to the no-fault run. Stops what it started and deletes the vhost and database.
+# and MySQL database, with every service's broker and database connections running through a
+# fault proxy of its own (the contract's FaultProxy: one for the broker link, one for the
+# database link, steered over a control port), runs the load client closed-loop with retries
+# (each purchase carries an Idempotency-Key, so a till's retry is the same purchase), injects the
+# fault --at seconds after the run's first purchase is stored, waits for the pipeline to drain,
+# then counts through public interfaces only: the 201s the client saw, purchases stored
+# (purchases-service GET /purchases/count), purchases counted (store-service's gauge
+# store_purchases_counted, which survives its restarts), lost (accepted but missing),
+# duplicated (more than accepted) and throughput (201s per second of the run) relative to the
+# no-fault run. Stops what it started and deletes the vhost and database. The machine's RabbitMQ
+# and MariaDB are never stopped: a broker restart or database outage is every link through the
+# proxy cut at once.
 #
 # Usage: scripts/faults.sh [options]
 #   --fault NAME       run one fault (repeatable); NAME is one of
@@ -15,23 +20,42 @@
 #                        kill-purchase-api       kill -9, started again --down-for s later
 #                        kill-store-service      kill -9, started again --down-for s later
 #                        kill-purchases-service  kill -9, started again --down-for s later
-#                      Not built yet (they need a fault proxy between the platform and the real
-#                      broker and database, which must not be restarted on a shared machine):
-#                      broker link cut (a simulated broker restart), database outage, packet
-#                      loss and added latency on the broker and database links, and broker node
-#                      loss on the local cluster (scripts/rabbitmq-cluster.sh); see inject().
+#                        broker-restart          every broker connection reset, new ones
+#                                                refused for --outage-for s (a broker restart)
+#                        broker-loss             --loss of the chunks on the broker link held
+#                                                for a TCP retransmission timeout (200 ms), for
+#                                                --degrade-for s (what packet loss does to TCP:
+#                                                stalls, never lost or reordered bytes)
+#                        broker-latency          --latency ms added to each chunk each way on
+#                                                the broker link, for --degrade-for s
+#                        db-outage               the same cut as broker-restart on the database link
+#                        db-loss, db-latency     as broker-loss and broker-latency, database link
+#                        node-loss               on a local 3-node cluster (scripts/rabbitmq-
+#                                                cluster.sh, replicated topology mode): the node
+#                                                leading most quorum queues killed (kill -9),
+#                                                started again --outage-for s later
 #   --all              every fault above, the baseline first, and one table like Figure 7 of
 #                      the study, ending with "faults: N runs, L lost, D duplicated"
 #   --stores N         stores of the load client (default 16)
 #   --purchases-per-hour N  per store (default 200: 1,800 purchases per store)
-#   --at S             seconds into the run when the fault strikes (default 4)
+#   --at S             seconds after the run's first stored purchase when the fault strikes
+#                      (default 4)
 #   --down-for S       seconds a killed service stays down (default 3)
+#   --outage-for S     seconds a link stays cut or a cluster node down (default 8)
+#   --degrade-for S    seconds loss or latency lasts (default 10)
+#   --loss F           fraction of chunks held for broker-loss and db-loss (default 0.05)
+#   --latency MS       added latency of broker-latency and db-latency (default 50)
 #   --retries N        the load client's retries per request (default 12)
+#   --timeout S        a run whose load client has not finished after S s fails (default 600)
 #   --run-dir DIR      output folder (default runs/faults-<UTC time>)
 #   -h, --help         this help
-# Exit status: 0 when every run lost and duplicated nothing, 1 otherwise.
+# Exit status: 0 when every run lost and duplicated nothing, 1 otherwise (also when a run broke:
+# it is a row of the table saying so, and the next fault runs).
 # Environment: as scripts/run-local.sh (API_PORT, STORE_PORT, ..., SERVICE_JAVA_OPTS);
-# FAULTS_NAME (default "faults") names the vhosts (<name>-<fault>) and databases.
+# FAULTS_NAME (default "faults") names the vhosts (<name>-<fault>) and databases;
+# FAULTS_PROXY_PORT (default 17670): the proxies listen on it and the next three ports (broker
+# link, its control port, database link, its control port). node-loss needs root and the
+# rabbitmq-server package, and stops the cluster (deleting its data) after its run.
 set -euo pipefail
 
 SCRIPT_NAME=faults
@@ -40,13 +64,19 @@ if [[ "${1:-}" == "-h" || "${1:-}" == "--help" ]]; then
   exit 0
 fi
 
-ALL_FAULTS=(none kill-purchase-api kill-store-service kill-purchases-service)
+ALL_FAULTS=(none kill-purchase-api kill-store-service kill-purchases-service
+  broker-restart broker-loss broker-latency db-outage db-loss db-latency node-loss)
 faults=()
 stores=16
 per_hour=200
 fault_at=4
 down_for=3
+outage_for=8
+degrade_for=10
+loss=0.05
+latency_ms=50
 retries=12
+timeout=600
 run_dir=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -56,7 +86,12 @@ while [[ $# -gt 0 ]]; do
     --purchases-per-hour) per_hour="$2"; shift 2 ;;
     --at) fault_at="$2"; shift 2 ;;
     --down-for) down_for="$2"; shift 2 ;;
+    --outage-for) outage_for="$2"; shift 2 ;;
+    --degrade-for) degrade_for="$2"; shift 2 ;;
+    --loss) loss="$2"; shift 2 ;;
+    --latency) latency_ms="$2"; shift 2 ;;
     --retries) retries="$2"; shift 2 ;;
+    --timeout) timeout="$2"; shift 2 ;;
     --run-dir) run_dir="$2"; shift 2 ;;
     *) echo "unknown option: $1 (see --help)" >&2; exit 2 ;;
   esac
@@ -75,9 +110,20 @@ JAVA="$JAVA_HOME/bin/java"
 # shellcheck source=lib/platform.sh
 source "$ROOT/scripts/lib/platform.sh"
 NAME="${FAULTS_NAME:-faults}"
+PROXY_PORT="${FAULTS_PROXY_PORT:-17670}"
+BROKER_PROXY_PORT="$PROXY_PORT"
+BROKER_CONTROL_PORT=$((PROXY_PORT + 1))
+DB_PROXY_PORT=$((PROXY_PORT + 2))
+DB_CONTROL_PORT=$((PROXY_PORT + 3))
+# A small JVM for each proxy: it only copies bytes.
+PROXY_JAVA_OPTS="${PROXY_JAVA_OPTS:--Xmx128m -XX:+UseSerialGC -XX:TieredStopAtLevel=1}"
+# MariaDB's greeting now comes through the proxy's JVM, which a busy machine may not schedule
+# within the default 3 s at purchases-service's start.
+export MYSQL_CONNECTION_TIMEOUT_MS="${MYSQL_CONNECTION_TIMEOUT_MS:-10000}"
 
 VHOST=""
 DATABASE=""
+RUN_PID=""
 drop_sandbox() {
   [[ -z "$VHOST" ]] || rabbitmqctl -q delete_vhost "$VHOST" >/dev/null 2>&1 || true
   [[ -z "$DATABASE" ]] || mysql -uroot -h127.0.0.1 -e "DROP DATABASE IF EXISTS \`$DATABASE\`" >/dev/null 2>&1 || true
@@ -86,8 +132,13 @@ drop_sandbox() {
 cleanup() {
   local status=$?
   trap - EXIT INT TERM
+  if [[ -n "$RUN_PID" ]] && kill -0 "$RUN_PID" 2>/dev/null; then
+    kill -TERM "$RUN_PID" 2>/dev/null || true
+    wait "$RUN_PID" 2>/dev/null || true
+  fi
   stop_started
   drop_sandbox
+  stop_cluster
   log "results in $RUN_DIR"
   exit "$status"
 }
@@ -103,10 +154,31 @@ pid_of() { # $1 = name given to start_process: its latest pid
   echo "$pid"
 }
 
+# $1 = name, $2 = listen port, $3 = target host:port, $4 = control port: a FaultProxy process.
+start_proxy() {
+  require_free_port "$2" "$1"
+  require_free_port "$4" "$1's control"
+  # shellcheck disable=SC2086 # options are words
+  start_process "$1" "$RUN_DIR/$1.log" "$JAVA" $PROXY_JAVA_OPTS -cp "$(jar_of contract)" com.supermarket.contract.testing.FaultProxy "$2" "$3" "$4"
+  wait_until "$1" 30 port_in_use "$4"
+}
+
+# $1 = control port, rest = one command (see FaultProxy): sends it, logs the proxy's answer.
+proxy_ctl() {
+  local port="$1" answer; shift
+  answer="$(exec 3<>"/dev/tcp/127.0.0.1/$port" && echo "$*" >&3 && read -r -t 10 line <&3 && echo "$line")" \
+    || die "the fault proxy on control port $port did not answer '$*'"
+  log "fault proxy :$port: $* -> $answer"
+  [[ "$answer" == ok* ]] || die "the fault proxy refused '$*': $answer"
+}
+
 # $1 = fault. Strikes while the load client runs; returns once the platform is whole again.
-# The link faults (broker link cut, database outage, loss, latency) and broker node loss go here.
 inject() {
-  local service pid port
+  local service pid port node control=""
+  case "$1" in
+    broker-*) control="$BROKER_CONTROL_PORT" ;;
+    db-*) control="$DB_CONTROL_PORT" ;;
+  esac
   case "$1" in
     none) return 0 ;;
     kill-*)
@@ -125,39 +197,90 @@ inject() {
       wait_ready "$service" "$port" "${STARTED_PIDS[-1]}"
       log "fault: $service is back"
       ;;
+    broker-restart | db-outage)
+      log "fault: every ${1%%-*} link cut, new ones refused for ${outage_for}s"
+      proxy_ctl "$control" cut "$outage_for"
+      sleep "$outage_for"
+      ;;
+    node-loss)
+      node="$("$ROOT/scripts/rabbitmq-cluster.sh" most-leaders 2>/dev/null || echo 1)"
+      log "fault: cluster node sm$node killed, down for ${outage_for}s"
+      "$ROOT/scripts/rabbitmq-cluster.sh" stop-node "$node"
+      sleep "$outage_for"
+      "$ROOT/scripts/rabbitmq-cluster.sh" start-node "$node" >>"$RUN_DIR/cluster.log" 2>&1 \
+        || die "cluster node sm$node did not start again; see $RUN_DIR/cluster.log"
+      log "fault: sm$node is back"
+      ;;
+    *-loss | *-latency)
+      if [[ "$1" == *-loss ]]; then proxy_ctl "$control" loss "$loss"; else proxy_ctl "$control" latency "$latency_ms"; fi
+      sleep "$degrade_for"
+      proxy_ctl "$control" restore
+      ;;
   esac
 }
 
-ROWS=()
-TOTAL_LOST=0
-TOTAL_DUPLICATED=0
-BASELINE=""
-
-# $1 = fault: one run in a sandbox of its own; appends a row to ROWS.
+# $1 = fault: one run in a sandbox of its own; writes its table row to $RUN_DIR/<fault>.row and
+# "lost duplicated" to $RUN_DIR/<fault>.counts (the no-fault throughput to baseline.txt).
 run_fault() {
-  local fault="$1" result="$RUN_DIR/$1.json" start end accepted final throughput relative lost duplicated
-  VHOST="h-$NAME-$fault"
+  local fault="$1" result="$RUN_DIR/$1.json" start end accepted final throughput relative lost duplicated baseline
   DATABASE="purchases_h_${NAME//-/_}_${fault//-/_}"
-  drop_sandbox
-  VHOST="h-$NAME-$fault"
-  DATABASE="purchases_h_${NAME//-/_}_${fault//-/_}"
-  rabbitmqctl -q add_vhost "$VHOST" >/dev/null
-  rabbitmqctl -q set_permissions -p "$VHOST" guest ".*" ".*" ".*" >/dev/null
-  export RABBITMQ_VHOST="$VHOST"
-  MYSQL_URL="jdbc:mysql://127.0.0.1:3306/$DATABASE?createDatabaseIfNotExist=true"
+  if [[ "$fault" == node-loss ]]; then
+    # The cluster is started for this run and deleted after it: its default vhost is the sandbox.
+    VHOST=""
+    drop_sandbox
+    DATABASE="purchases_h_${NAME//-/_}_${fault//-/_}"
+    "$ROOT/scripts/rabbitmq-cluster.sh" stop >>"$RUN_DIR/cluster.log" 2>&1 || true
+    unset RABBITMQ_HOST RABBITMQ_PORT
+    export RABBITMQ_VHOST=/
+    start_cluster replicated 2>>"$RUN_DIR/cluster.log"
+  else
+    VHOST="h-$NAME-$fault"
+    drop_sandbox
+    VHOST="h-$NAME-$fault"
+    DATABASE="purchases_h_${NAME//-/_}_${fault//-/_}"
+    rabbitmqctl -q add_vhost "$VHOST" >/dev/null
+    rabbitmqctl -q set_permissions -p "$VHOST" guest ".*" ".*" ".*" >/dev/null
+    export RABBITMQ_VHOST="$VHOST"
+    # The services reach the machine's broker through the broker link's proxy.
+    start_proxy broker-proxy "$BROKER_PROXY_PORT" 127.0.0.1:5672 "$BROKER_CONTROL_PORT"
+    unset RABBITMQ_ADDRESSES
+    export RABBITMQ_HOST=127.0.0.1 RABBITMQ_PORT="$BROKER_PROXY_PORT"
+  fi
+  # ... and the database through the database link's proxy.
+  start_proxy db-proxy "$DB_PROXY_PORT" 127.0.0.1:3306 "$DB_CONTROL_PORT"
+  MYSQL_URL="jdbc:mysql://127.0.0.1:$DB_PROXY_PORT/$DATABASE?createDatabaseIfNotExist=true&connectTimeout=10000"
   STORE_STATE_DIR="$RUN_DIR/store-state-$fault"
-  log "run: fault $fault, $stores stores x $per_hour purchases/hour, vhost $VHOST, database $DATABASE"
+  log "run: fault $fault, $stores stores x $per_hour purchases/hour, vhost ${VHOST:-/ on the cluster}, database $DATABASE"
   start_platform mysql
   start="$(date +%s.%N)"
   "$JAVA" -jar "$(jar_of load-client)" run --base-url "http://127.0.0.1:$API_PORT" --max-stores "$stores" \
     --purchases-per-hour "$per_hour" --retries "$retries" --label "$fault" --out "$result" --progress lines \
     >"$RUN_DIR/$fault.txt" 2>&1 &
   local client_pid=$!
+  STARTED_PIDS+=("$client_pid")
+  STARTED_NAMES+=(load-client)
   if [[ "$fault" != none ]]; then
+    # The clock starts at the first purchase stored: the load client retries a refused
+    # connection only once the API has answered it, and on a busy machine its start can take
+    # longer than --at.
+    local first=$((SECONDS + 120))
+    until [[ "$(stored_purchases || echo 0)" -gt 0 ]]; do
+      [[ $SECONDS -lt $first ]] || die "no purchase was stored within 120 s of the run's start; see $RUN_DIR/$fault.txt"
+      kill -0 "$client_pid" 2>/dev/null || die "the run ended before the fault; raise --purchases-per-hour or lower --at"
+      sleep 0.2
+    done
     sleep "$fault_at"
     kill -0 "$client_pid" 2>/dev/null || die "the run ended before the fault; raise --purchases-per-hour or lower --at"
     inject "$fault"
   fi
+  local deadline=$((SECONDS + timeout))
+  while kill -0 "$client_pid" 2>/dev/null; do
+    if [[ $SECONDS -ge $deadline ]]; then
+      kill -TERM "$client_pid" 2>/dev/null || true
+      die "the load client of fault $fault ran longer than --timeout ${timeout}s; see $RUN_DIR/$fault.txt"
+    fi
+    sleep 1
+  done
   wait "$client_pid" || true
   end="$(date +%s.%N)"
   [[ -f "$result" ]] || die "the load client wrote no result; see $RUN_DIR/$fault.txt"
@@ -167,22 +290,44 @@ run_fault() {
   lost=$(( (accepted > STORED ? accepted - STORED : 0) + (accepted > COUNTED ? accepted - COUNTED : 0) ))
   duplicated=$(( (STORED > accepted ? STORED - accepted : 0) + (COUNTED > accepted ? COUNTED - accepted : 0) ))
   throughput="$(awk -v n="$accepted" -v s="$start" -v e="$end" 'BEGIN { printf "%.0f", n / (e - s) }')"
-  [[ -n "$BASELINE" ]] || [[ "$fault" != none ]] || BASELINE="$throughput"
-  relative="$([[ -n "$BASELINE" ]] && awk -v t="$throughput" -v b="$BASELINE" 'BEGIN { printf "%.0f%%", 100 * t / b }' || echo "n/a")"
-  ROWS+=("$(printf '| %-22s | %7s | %7s | %7s | %6s | %4s | %10s | %6s | %8s |' \
-    "$fault" "$accepted" "$STORED" "$COUNTED" "$final" "$lost" "$duplicated" "$throughput" "$relative")")
-  TOTAL_LOST=$((TOTAL_LOST + lost))
-  TOTAL_DUPLICATED=$((TOTAL_DUPLICATED + duplicated))
+  [[ "$fault" != none || -f "$RUN_DIR/baseline.txt" ]] || echo "$throughput" >"$RUN_DIR/baseline.txt"
+  baseline="$(cat "$RUN_DIR/baseline.txt" 2>/dev/null || true)"
+  relative="$([[ -n "$baseline" ]] && awk -v t="$throughput" -v b="$baseline" 'BEGIN { printf "%.0f%%", 100 * t / b }' || echo "n/a")"
+  printf '| %-22s | %7s | %7s | %7s | %6s | %4s | %10s | %6s | %8s |\n' \
+    "$fault" "$accepted" "$STORED" "$COUNTED" "$final" "$lost" "$duplicated" "$throughput" "$relative" >"$RUN_DIR/$fault.row"
+  echo "$lost $duplicated" >"$RUN_DIR/$fault.counts"
   log "result: fault $fault: $accepted accepted (201), $STORED stored, $COUNTED counted, $final final failures, $lost lost, $duplicated duplicated, $throughput/s ($relative of no fault); load average $(cut -d' ' -f1-3 /proc/loadavg)"
   stop_started
   drop_sandbox
+  if [[ "$fault" == node-loss ]]; then
+    stop_cluster >>"$RUN_DIR/cluster.log" 2>&1
+    unset RABBITMQ_ADDRESSES RABBITMQ_MANAGEMENT_URL BROKER_TOPOLOGY_MODE BROKER_REPLICATED_SHARDS MYSQL_POOL_SIZE
+  fi
 }
 
-build_if_needed "${SERVICE_MODULES[@]}" load-client
+build_if_needed "${SERVICE_MODULES[@]}" load-client contract
 "$ROOT/scripts/local-services.sh"
 echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)" >"$RUN_DIR/environment.txt"
+ROWS=()
+TOTAL_LOST=0
+TOTAL_DUPLICATED=0
+BROKEN=0
 for fault in "${faults[@]}"; do
-  run_fault "$fault"
+  # Each run in a subshell that cleans up after itself, so a run that breaks (a service that
+  # does not start, a run past --timeout) is a row of the table, not the end of the experiment.
+  # In the background, so that a TERM or Ctrl-C of this script reaches it at once (cleanup()).
+  ( trap 'stop_started; drop_sandbox; stop_cluster' EXIT; trap 'exit 130' INT; trap 'exit 143' TERM
+    run_fault "$fault" ) &
+  RUN_PID=$!
+  if wait "$RUN_PID" && [[ -f "$RUN_DIR/$fault.counts" ]]; then
+    ROWS+=("$(cat "$RUN_DIR/$fault.row")")
+    read -r lost duplicated <"$RUN_DIR/$fault.counts"
+    TOTAL_LOST=$((TOTAL_LOST + lost))
+    TOTAL_DUPLICATED=$((TOTAL_DUPLICATED + duplicated))
+  else
+    BROKEN=$((BROKEN + 1))
+    ROWS+=("$(printf '| %-22s | %-77s |' "$fault" "the run broke: see $RUN_DIR (the log above)")")
+  fi
 done
 {
   echo "Faults at $stores stores x $((per_hour * 9)) purchases (closed loop, $retries retries), fault at ${fault_at}s, $(date -u +%Y-%m-%d), load average $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -191,6 +336,6 @@ done
   echo "|------------------------|---------|---------|---------|--------|------|------------|--------|----------|"
   printf '%s\n' "${ROWS[@]}"
   echo
-  echo "faults: ${#ROWS[@]} runs, $TOTAL_LOST lost, $TOTAL_DUPLICATED duplicated"
+  echo "faults: ${#ROWS[@]} runs, $TOTAL_LOST lost, $TOTAL_DUPLICATED duplicated$([[ $BROKEN -eq 0 ]] || echo ", $BROKEN broken")"
 } | tee "$RUN_DIR/table.md"
-[[ $TOTAL_LOST -eq 0 && $TOTAL_DUPLICATED -eq 0 ]]
+[[ $TOTAL_LOST -eq 0 && $TOTAL_DUPLICATED -eq 0 && $BROKEN -eq 0 ]]

@@ -7,11 +7,12 @@
 # Starts the local services it needs, finds a JDK 21+, and fails if any test was skipped.
 # Usage: scripts/test.sh [extra Maven arguments, e.g. -pl purchase-api -am]
 # Environment: SMOKE=false skips the run-local smoke runs (they need every module built);
-# FAULTS=false skips the CI-sized fault run (scripts/faults.sh, two crashes, about 2 minutes).
+# FAULTS=false skips the CI-sized fault run (scripts/faults.sh, two crashes and a broker link
+# cut, about 5 minutes).
 set -euo pipefail
 
 if [[ "${1:-}" == "-h" || "${1:-}" == "--help" ]]; then
-  sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'
   exit 0
 fi
 
@@ -54,12 +55,14 @@ if [[ "${SMOKE:-true}" != false ]]; then
   done
   echo "[test] smoke runs passed (mysql, dynamodb)" >&2
 fi
-# A CI-sized fault run, so a regression in exactly-once shows here: two crashes mid-run at small
-# load (about a minute each), failing on any purchase lost or counted twice.
+# A CI-sized fault run, so a regression in exactly-once shows here: two crashes and a simulated
+# broker restart (every broker link cut through the fault proxy for 5 s) mid-run at small load
+# (about a minute each, each run bounded by --timeout), failing on any purchase lost or counted
+# twice.
 if [[ "${FAULTS:-true}" != false ]]; then
-  echo "[test] fault run: scripts/faults.sh --fault kill-purchases-service --fault kill-store-service --stores 8 --purchases-per-hour 100 --at 3" >&2
-  FAULTS_NAME=ci scripts/faults.sh --fault kill-purchases-service --fault kill-store-service \
-    --stores 8 --purchases-per-hour 100 --at 3 --run-dir runs/faults-ci \
+  echo "[test] fault run: scripts/faults.sh --fault kill-purchases-service --fault kill-store-service --fault broker-restart --stores 8 --purchases-per-hour 100 --at 3 --outage-for 5 --timeout 300" >&2
+  FAULTS_NAME=ci scripts/faults.sh --fault kill-purchases-service --fault kill-store-service --fault broker-restart \
+    --stores 8 --purchases-per-hour 100 --at 3 --outage-for 5 --timeout 300 --run-dir runs/faults-ci \
     || { echo "[test] FAILED: the fault run lost or duplicated purchases; logs in runs/faults-ci" >&2; exit 1; }
   echo "[test] fault run passed: nothing lost, nothing duplicated" >&2
 fi

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.supermarket.contract.Purchase;
 import com.supermarket.contract.Topology;
 import com.supermarket.contract.WireFormat;
+import com.supermarket.contract.testing.TcpProxy;
 import java.net.InetSocketAddress;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -18,20 +19,21 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
  * The storage scenarios on the {@code mysql} profile, against the real local MariaDB through
- * Connector/J, in a database of its own. The outage scenario really stops the local MariaDB
- * ({@code mariadb-admin shutdown}) and starts it again, always, in a finally block; the outage
- * lasts a few seconds.
+ * Connector/J, in a database of its own. The service reaches MariaDB through a {@link TcpProxy},
+ * which the outage scenario cuts (every connection reset, new ones refused) and restores: to the
+ * service that is a database outage, while the shared MariaDB, which other tests use at the same
+ * time, keeps running.
  */
 class MysqlStorageIT extends StorageScenarios {
 
     private static final String HOST = env("MYSQL_HOST", "127.0.0.1");
     private static final int PORT = Integer.parseInt(env("MYSQL_PORT", "3306"));
     private final String database = "purchases_it_" + UUID.randomUUID().toString().substring(0, 8);
+    private TcpProxy proxy;
 
     /** Backend-independent, so it runs on one profile only. */
     @Test
@@ -69,8 +71,10 @@ class MysqlStorageIT extends StorageScenarios {
     @Override
     Map<String, String> startBackend() {
         requireReachable();
+        proxy = new TcpProxy(HOST, PORT);
         return Map.of(
-                "spring.datasource.url", jdbcUrl(database) + "?createDatabaseIfNotExist=true",
+                "spring.datasource.url", "jdbc:mysql://" + proxy.host() + ":" + proxy.port() + "/" + database
+                        + "?createDatabaseIfNotExist=true",
                 "spring.datasource.username", "root",
                 "spring.datasource.password", "",
                 "spring.datasource.hikari.maximum-pool-size", "4");
@@ -78,22 +82,22 @@ class MysqlStorageIT extends StorageScenarios {
 
     @Override
     void stopBackend() throws SQLException {
+        if (proxy != null) {
+            proxy.close();
+        }
         try (Connection connection = DriverManager.getConnection(jdbcUrl(""), "root", "")) {
             connection.createStatement().execute("DROP DATABASE IF EXISTS " + database);
         }
     }
 
     @Override
-    void makeStoreUnavailable() throws Exception {
-        run("mariadb-admin", "-uroot", "-h", HOST, "-P", Integer.toString(PORT), "shutdown");
-        await("MariaDB stopped").atMost(Duration.ofSeconds(30)).until(() -> !reachable());
+    void makeStoreUnavailable() {
+        proxy.disconnect();
     }
 
     @Override
-    void restoreStore() throws Exception {
-        run("start-stop-daemon", "--start", "--oknodo", "--background", "--exec", "/usr/sbin/mariadbd");
-        await("MariaDB started").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500))
-                .until(() -> ping() == 0);
+    void restoreStore() {
+        proxy.restore();
     }
 
     private static String jdbcUrl(String database) {
@@ -114,19 +118,6 @@ class MysqlStorageIT extends StorageScenarios {
         } catch (java.io.IOException e) {
             return false;
         }
-    }
-
-    private static int ping() throws Exception {
-        return run("mariadb-admin", "-uroot", "-h", HOST, "-P", Integer.toString(PORT), "ping");
-    }
-
-    private static int run(String... command) throws Exception {
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-        if (!process.waitFor(60, TimeUnit.SECONDS)) {
-            process.destroyForcibly();
-            throw new IllegalStateException("timed out: " + String.join(" ", command));
-        }
-        return process.exitValue();
     }
 
     private static String env(String name, String fallback) {
