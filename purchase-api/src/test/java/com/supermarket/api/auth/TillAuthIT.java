@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.supermarket.api.testing.ApiClient;
+import com.supermarket.api.testing.ServedApiTest;
 import com.supermarket.contract.Topology;
 import com.supermarket.contract.testing.TestBroker;
 import java.io.IOException;
@@ -18,8 +19,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.boot.test.web.server.LocalManagementPort;
-import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -34,7 +33,7 @@ import org.springframework.test.context.DynamicPropertySource;
                 "platform.rpc.reply-timeout=500ms", "platform.rpc.request-expiry=300ms",
                 "logging.structured.format.console="})
 @DirtiesContext
-class TillAuthIT {
+class TillAuthIT extends ServedApiTest {
 
     private static final String SEVEN = "tk_it_store7_Qm9yaW5nIGJ1dCBsb25nIGVub3VnaCBrZXk";
     private static final String SEVEN_NEXT = "tk_it_store7_next_bmV4dCBrZXkgb2Ygc3RvcmUgc2V2ZW4";
@@ -76,17 +75,8 @@ class TillAuthIT {
         }
     }
 
-    @LocalServerPort
-    private int port;
-
-    @LocalManagementPort
-    private int managementPort;
-
-    private ApiClient api;
-
     @BeforeEach
-    void client() {
-        api = new ApiClient(port, managementPort);
+    void ready() {
         await().atMost(Duration.ofSeconds(30)).until(() -> api.actuator("/health/readiness").statusCode() == 200);
     }
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.supermarket.api.testing.ApiClient;
+import com.supermarket.api.testing.ServedApiTest;
 import com.supermarket.contract.Topology;
 import com.supermarket.contract.testing.TcpProxy;
 import com.supermarket.contract.testing.TestBroker;
@@ -14,8 +15,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.boot.test.web.server.LocalManagementPort;
-import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -26,7 +25,7 @@ import org.springframework.test.context.DynamicPropertySource;
         "platform.broker.client.channel-rpc-timeout=2s", "spring.rabbitmq.connection-timeout=1s",
         "logging.structured.format.console="})
 @DirtiesContext
-class BrokerOutageIT {
+class BrokerOutageIT extends ServedApiTest {
 
     private static final TestBroker broker = TestBroker.create("api-outage");
     private static final TcpProxy proxy = new TcpProxy(broker.host(), broker.port());
@@ -46,17 +45,8 @@ class BrokerOutageIT {
         broker.close();
     }
 
-    @LocalServerPort
-    private int port;
-
-    @LocalManagementPort
-    private int managementPort;
-
-    private ApiClient api;
-
     @BeforeEach
     void healthy() {
-        api = new ApiClient(port, managementPort);
         proxy.restore();
         await().atMost(Duration.ofSeconds(30)).until(() -> api.actuator("/health/readiness").statusCode() == 200);
     }

@@ -8,6 +8,7 @@ import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.Delivery;
 import com.supermarket.api.testing.ApiClient;
+import com.supermarket.api.testing.ServedApiTest;
 import com.supermarket.contract.StoreQuery;
 import com.supermarket.contract.StoreQuery.Kind;
 import com.supermarket.contract.StoreQueryReply;
@@ -32,8 +33,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.boot.test.web.server.LocalManagementPort;
-import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -48,7 +47,7 @@ import org.springframework.test.context.DynamicPropertySource;
                 "spring.rabbitmq.cache.channel.size=4", "spring.rabbitmq.cache.channel.checkout-timeout=200ms",
                 "logging.structured.format.console="})
 @DirtiesContext
-class StoreQueryIT {
+class StoreQueryIT extends ServedApiTest {
 
     private static final int SILENT_STORE = 666;
     private static final int NO_STATUS_STORE = 77;
@@ -108,17 +107,8 @@ class StoreQueryIT {
         broker.close();
     }
 
-    @LocalServerPort
-    private int port;
-
-    @LocalManagementPort
-    private int managementPort;
-
-    private ApiClient api;
-
     @BeforeEach
-    void client() {
-        api = new ApiClient(port, managementPort);
+    void forgetRequests() {
         requests.clear();
     }
 

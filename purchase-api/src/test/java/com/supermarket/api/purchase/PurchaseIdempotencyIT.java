@@ -7,6 +7,7 @@ import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.GetResponse;
 import com.supermarket.api.testing.ApiClient;
+import com.supermarket.api.testing.ServedApiTest;
 import com.supermarket.contract.Purchase;
 import com.supermarket.contract.PurchaseBatch;
 import com.supermarket.contract.PurchaseItem;
@@ -30,8 +31,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.boot.test.web.server.LocalManagementPort;
-import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -46,7 +45,7 @@ import org.springframework.test.context.DynamicPropertySource;
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = {"platform.idempotency.timeout=500ms", "logging.structured.format.console="})
 @DirtiesContext
-class PurchaseIdempotencyIT {
+class PurchaseIdempotencyIT extends ServedApiTest {
 
     private static final String REDIS_HOST = env("REDIS_HOST", "127.0.0.1");
     private static final int REDIS_PORT = Integer.parseInt(env("REDIS_PORT", "6379"));
@@ -83,17 +82,8 @@ class PurchaseIdempotencyIT {
         }
     }
 
-    @LocalServerPort
-    private int port;
-
-    @LocalManagementPort
-    private int managementPort;
-
-    private ApiClient api;
-
     @BeforeEach
-    void client() throws Exception {
-        api = new ApiClient(port, managementPort);
+    void drainPublished() throws Exception {
         drain(); // each test sees only what it published
     }
 

@@ -7,6 +7,7 @@ import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.GetResponse;
 import com.supermarket.api.testing.ApiClient;
+import com.supermarket.api.testing.ServedApiTest;
 import com.supermarket.api.testing.Rabbitmqctl;
 import com.supermarket.contract.Purchase;
 import com.supermarket.contract.PurchaseBatch;
@@ -25,11 +26,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.boot.test.web.server.LocalManagementPort;
-import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -38,7 +36,7 @@ import org.springframework.test.context.DynamicPropertySource;
         properties = {"platform.publish.confirm-timeout=1s", "platform.publish.batch.max-in-flight=1",
                 "platform.publish.batch.buckets=" + PurchasePublishingIT.BUCKETS, "platform.broker.health-timeout=1s", "logging.structured.format.console="})
 @DirtiesContext
-class PurchasePublishingIT {
+class PurchasePublishingIT extends ServedApiTest {
 
     static final int BUCKETS = 8;
 
@@ -53,19 +51,6 @@ class PurchasePublishingIT {
     @AfterAll
     static void deleteVhost() {
         broker.close();
-    }
-
-    @LocalServerPort
-    private int port;
-
-    @LocalManagementPort
-    private int managementPort;
-
-    private ApiClient api;
-
-    @BeforeEach
-    void client() {
-        api = new ApiClient(port, managementPort);
     }
 
     private Map<String, Long> behindEachExchange() {

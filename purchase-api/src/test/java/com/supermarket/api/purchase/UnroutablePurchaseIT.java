@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.supermarket.api.testing.ApiClient;
+import com.supermarket.api.testing.ServedApiTest;
 import com.supermarket.contract.Topology;
 import com.supermarket.contract.testing.TestBroker;
 import java.net.http.HttpResponse;
@@ -15,8 +16,6 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.boot.test.web.server.LocalManagementPort;
-import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -33,7 +32,7 @@ import org.springframework.test.context.DynamicPropertySource;
                 "logging.structured.format.console="})
 @DirtiesContext
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
-class UnroutablePurchaseIT {
+class UnroutablePurchaseIT extends ServedApiTest {
 
     private static final TestBroker broker = TestBroker.create("api-unroutable");
 
@@ -47,16 +46,9 @@ class UnroutablePurchaseIT {
         broker.close();
     }
 
-    @LocalServerPort
-    private int port;
-
-    @LocalManagementPort
-    private int managementPort;
-
     @Test
     @Order(1)
     void aPurchaseThatReachesNoQueueIsRefusedWith503() {
-        ApiClient api = new ApiClient(port, managementPort);
 
         HttpResponse<String> response = api.postPurchase(1, ApiClient.body(1));
 
@@ -70,7 +62,6 @@ class UnroutablePurchaseIT {
     @Test
     @Order(2)
     void aPurchaseThatWouldReachOnlyOneShardedExchangeIsRefusedUntilBothHaveQueues() {
-        ApiClient api = new ApiClient(port, managementPort);
         shard(Topology.PURCHASE_EXCHANGE);
         await().atMost(Duration.ofSeconds(30)).until(() -> !broker.shardQueues(Topology.PURCHASE_EXCHANGE).isEmpty());
         await().atMost(Duration.ofSeconds(10)).until(() -> api.actuator("/health/readiness").body().contains("no shard queue behind storeX"));
