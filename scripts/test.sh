@@ -22,6 +22,20 @@ JAVA_HOME="$(scripts/find-jdk.sh)"
 export JAVA_HOME
 echo "[test] using JDK at $JAVA_HOME" >&2
 
+# The deployment module checks the chart's alerts and dashboard queries with the real promtool.
+if ! command -v promtool >/dev/null 2>&1; then
+  echo "[test] installing promtool (Debian package prometheus)" >&2
+  apt-get update -qq
+  # A policy-rc.d answering 101 installs it without starting the Prometheus server it ships.
+  policy=""
+  if [[ ! -e /usr/sbin/policy-rc.d ]]; then
+    policy=/usr/sbin/policy-rc.d
+    printf '#!/bin/sh\nexit 101\n' >"$policy" && chmod +x "$policy"
+  fi
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus >/dev/null
+  [[ -z "$policy" ]] || rm -f "$policy"
+fi
+
 ./mvnw -B -ntp verify "$@"
 
 # Terraform's own checks need the terraform binary (and its registry for validate); the
