@@ -1,29 +1,28 @@
 package com.supermarket.api.broker;
 
-import com.supermarket.contract.BrokerSettings;
-import com.supermarket.contract.BrokerTopology;
+import com.supermarket.contract.BrokerBeans;
 import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.amqp.core.Declarables;
 import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
 import org.springframework.amqp.rabbit.connection.Connection;
 import org.springframework.amqp.rabbit.connection.ConnectionListener;
 import org.springframework.amqp.rabbit.core.RabbitTemplate;
 import org.springframework.boot.amqp.autoconfigure.ConnectionFactoryCustomizer;
-import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.core.env.Environment;
+import org.springframework.context.annotation.Import;
 
 /**
  * The purchase publishing template over Spring Boot's pooled {@link CachingConnectionFactory}
  * (mandatory, confirms correlated per message; confirms and returns are switched on for the
- * factory in {@code application.yml}), and bounds on the AMQP client's blocking calls.
+ * factory in {@code application.yml}), and bounds on the AMQP client's blocking calls; the
+ * platform's shared broker beans (settings, topology, set-up) come from {@link BrokerBeans}.
  */
 @Configuration(proxyBeanMethods = false)
+@Import(BrokerBeans.class)
 class BrokerConfiguration {
 
     private static final Logger log = LoggerFactory.getLogger(BrokerConfiguration.class);
@@ -45,21 +44,6 @@ class BrokerConfiguration {
             factory.setHandshakeTimeout((int) timeouts.handshakeTimeout().toMillis());
             factory.setChannelRpcTimeout((int) timeouts.channelRpcTimeout().toMillis());
         };
-    }
-
-    /** The shared broker settings ({@code platform.broker.*}). */
-    @Bean
-    BrokerSettings brokerSettings(Environment environment) {
-        return Binder.get(environment).bindOrCreate(BrokerSettings.PREFIX, BrokerSettings.class);
-    }
-
-    /**
-     * The platform topology, declared again by Spring's admin on every new connection; nothing
-     * when this service may not declare ({@code BROKER_DECLARE=false}).
-     */
-    @Bean
-    Declarables brokerTopology(BrokerSettings settings) {
-        return BrokerTopology.declaredByService(settings);
     }
 
     @Bean

@@ -1,12 +1,9 @@
 package com.supermarket.api.broker;
 
-import com.supermarket.contract.BrokerSettings;
 import com.supermarket.contract.BrokerSetup;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import org.springframework.amqp.core.AmqpAdmin;
-import org.springframework.boot.amqp.autoconfigure.RabbitProperties;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.stereotype.Component;
 
@@ -24,8 +21,8 @@ class TopologyInitializer implements SmartLifecycle {
     private final BrokerSetup setup;
     private ScheduledExecutorService retrying;
 
-    TopologyInitializer(AmqpAdmin admin, RabbitProperties rabbit, BrokerSettings settings) {
-        this.setup = settings.setup(admin, rabbit.determineUsername(), rabbit.determinePassword(), rabbit.determineVirtualHost());
+    TopologyInitializer(BrokerSetup setup) {
+        this.setup = setup;
     }
 
     @Override
