@@ -33,6 +33,12 @@
 #   --cluster               on a local 3-node RabbitMQ cluster (scripts/rabbitmq-cluster.sh,
 #                           started here and stopped afterwards), replicated topology mode
 #   --topology-mode MODE    with --cluster: replicated (default) or sharded
+#   --warmup-per-hour N     after each start of the services, first a warm-up run at the
+#                           largest store count with N purchases/hour/store (default 30: 69,120
+#                           POSTs at 256 stores), pipeline-checked like the others but left out
+#                           of the report, so the runs measure warm JVMs rather than the JIT
+#                           compiling them (a first run on fresh JVMs spends about twice the
+#                           API's steady CPU per purchase); 0: no warm-up
 #   --run-dir DIR           output folder (default runs/benchmark-<UTC time>)
 #   -h, --help              this help
 # Environment: as scripts/run-local.sh (API_PORT, SERVICE_JAVA_OPTS, ...).
@@ -59,6 +65,7 @@ down_for=3
 cluster=false
 topology_mode=replicated
 run_dir=""
+warmup_per_hour=30
 extra=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -77,6 +84,7 @@ while [[ $# -gt 0 ]]; do
     --cluster) cluster=true; shift ;;
     --topology-mode) topology_mode="$2"; shift 2 ;;
     --run-dir) run_dir="$2"; shift 2 ;;
+    --warmup-per-hour) warmup_per_hour="$2"; shift 2 ;;
     --) shift; extra=("$@"); break ;;
     *) echo "unknown option: $1 (see --help)" >&2; exit 1 ;;
   esac
@@ -100,6 +108,7 @@ for size in $cpu_sizes; do
 done
 [[ "$cpus_shared" == false || -n "$cpu_sizes" ]] || die "--cpus-shared needs --cpus"
 [[ -z "$kill_api_after" || "$stub" == false ]] || die "--kill-api-after needs the services, not --stub"
+[[ "$warmup_per_hour" =~ ^[0-9]+$ ]] || die "--warmup-per-hour: $warmup_per_hour is not a count"
 
 # The shared broker and database, pinned only with --cpus-shared; their affinity is restored.
 SHARED_AFFINITY=()
@@ -144,32 +153,40 @@ if [[ "$stub" == true ]]; then build_if_needed load-client; else build_if_needed
 {
   echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo "host: $(uname -srm), $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GB"
-  echo "profile: $profile  stub: $stub  purchases/hour: $per_hour  stores: $store_counts"
+  echo "profile: $profile  stub: $stub  purchases/hour: $per_hour  stores: $store_counts  warm-up: $warmup_per_hour purchases/hour"
   echo "cpus: ${cpu_sizes:-all} (shared broker and database pinned: $cpus_shared)  rates: ${rates:-closed loop}"
   echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "broker: $([[ "$cluster" == true ]] && echo "3-node cluster, topology $topology_mode" || echo "the machine's broker")"
   echo "commit: $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)"
 } >"$RUN_DIR/environment.txt"
 
-# $1 = series label, $2 = stores, $3 = offered rate (0 = closed loop)
+# $1 = series label, $2 = stores, $3 = offered rate (0 = closed loop), $4 = purchases per hour,
+# $5 = measured or warmup (a warm-up run is checked but neither crashed nor reported)
 run_once() {
-  local series="$1" stores="$2" rate="$3" name result stored_before counted_before
+  local series="$1" stores="$2" rate="$3" per_hour="$4" kind="$5" name result stored_before counted_before n=2
   name="$series-$stores"
   [[ "$rate" == 0 ]] || name="$name-rate$rate"
+  [[ "$kind" == measured ]] || name="$name-warmup"
+  # The same store count twice in one series: a file per run, not one overwritten.
+  if [[ -e "$RUN_DIR/$name.json" ]]; then
+    while [[ -e "$RUN_DIR/$name-$n.json" ]]; do n=$((n + 1)); done
+    name="$name-$n"
+  fi
   result="$RUN_DIR/$name.json"
-  log "run: $stores stores, $per_hour purchases/hour/store, ${series}, $([[ "$rate" == 0 ]] && echo closed loop || echo "paced at $rate req/s")"
+  log "$([[ "$kind" == measured ]] && echo run || echo warm-up run): $stores stores, $per_hour purchases/hour/store, ${series}, $([[ "$rate" == 0 ]] && echo closed loop || echo "paced at $rate req/s")"
   [[ "$stub" == true ]] || { stored_before="$(stored_purchases)"; counted_before="$(counted_purchases)"; }
   # shellcheck disable=SC2046 # watch_pid_options prints words
   "$JAVA" -jar "$(jar_of load-client)" run --base-url "http://127.0.0.1:$API_PORT" --max-stores "$stores" \
     --purchases-per-hour "$per_hour" --label "$series" --rate "$rate" --out "$result" --progress lines \
     $(watch_pid_options) "${extra[@]}" >"$RUN_DIR/$name.txt" &
   local client_pid=$!
-  [[ -z "$kill_api_after" ]] || crash_and_restart_api "$client_pid"
+  [[ -z "$kill_api_after" || "$kind" != measured ]] || crash_and_restart_api "$client_pid"
   wait "$client_pid" || true
   cat "$RUN_DIR/$name.txt"
   [[ -f "$result" ]] || die "the load client wrote no result; see $RUN_DIR/$name.txt"
   echo "$name: load average after the run $(cut -d' ' -f1-3 /proc/loadavg)" >>"$RUN_DIR/environment.txt"
   [[ "$stub" == true ]] || check_every_purchase_arrived_once "$result" "$stored_before" "$counted_before"
+  [[ "$kind" == measured ]] || return 0
   if [[ -n "$kill_api_after" ]]; then
     local final
     final="$(sed -n 's/^ *"failed" *: *\([0-9][0-9]*\).*/\1/p' "$result" | head -n 1)"
@@ -197,12 +214,23 @@ crash_and_restart_api() {
   log "crash test: purchase-api is back"
 }
 
+# Starts the services, then warms them up (--warmup-per-hour) at the largest store count.
+start_warm() {
+  local largest=0 stores
+  start
+  [[ "$warmup_per_hour" -gt 0 && "$stub" == false ]] || return 0
+  if [[ -n "$rates" ]]; then largest="$rate_stores"; else
+    for stores in $store_counts; do [[ "$stores" -le "$largest" ]] || largest="$stores"; done
+  fi
+  run_once "$1" "$largest" 0 "$warmup_per_hour" warmup
+}
+
 # $1 = series label: starts the platform, runs every store count (or rate), stops it.
 run_series() {
   local series="$1" first=true stores rate
-  start
+  start_warm "$series"
   if [[ -n "$rates" ]]; then
-    for rate in $rates; do run_once "$series" "$rate_stores" "$rate"; done
+    for rate in $rates; do run_once "$series" "$rate_stores" "$rate" "$per_hour" measured; done
   else
     for stores in $store_counts; do
       if [[ "$restart_each" == true && "$first" == false ]]; then
@@ -210,10 +238,10 @@ run_series() {
         # Keep the previous services' logs; the restarted ones write fresh files.
         mkdir -p "$RUN_DIR/logs-before-$series-$stores"
         mv "$RUN_DIR"/*.log "$RUN_DIR/logs-before-$series-$stores/"
-        start
+        start_warm "$series"
       fi
       first=false
-      run_once "$series" "$stores" 0
+      run_once "$series" "$stores" 0 "$per_hour" measured
     done
   fi
   stop_started
