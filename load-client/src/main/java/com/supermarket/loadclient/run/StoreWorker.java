@@ -90,7 +90,10 @@ final class StoreWorker implements HttpConnection.Listener {
     /** Called once the store's phase opens; hands the store over to its event loop. */
     void start() {
         connection.loop().execute(() -> {
-            nextSendNanos = System.nanoTime();
+            // Open model: each store's first send falls at a random point of its first pace
+            // interval, so that the stores of a phase, opened together, do not all send in step
+            // (real tills do not synchronise; in step they arrive as one burst per interval).
+            nextSendNanos = System.nanoTime() + (paceNanos == 0 ? 0 : jitter.nextLong(paceNanos));
             next();
         });
     }
