@@ -1,5 +1,6 @@
 package com.supermarket.contract;
 
+import java.nio.charset.StandardCharsets;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.JsonNode;
@@ -25,6 +26,29 @@ public final class WireFormat {
 
     public static byte[] encode(Object value) {
         return MAPPER.writeValueAsBytes(value);
+    }
+
+    /**
+     * Encodes a purchase to the same bytes as {@link #encode(Object)}, without the data binder:
+     * purchase-api encodes every purchase on its request path, where the binder was about 5 % of
+     * the API's CPU under JFR. Every field is a number, a UUID or an ISO-8601 date or instant
+     * (the binder's formats: {@code LocalDate} and {@code Instant} print them alike), so nothing
+     * needs escaping.
+     */
+    public static byte[] encode(Purchase purchase) {
+        StringBuilder json = new StringBuilder(128 + 32 * purchase.items().size())
+                .append("{\"purchaseId\":\"").append(purchase.purchaseId())
+                .append("\",\"storeId\":").append(purchase.storeId())
+                .append(",\"customerId\":").append(purchase.customerId())
+                .append(",\"date\":\"").append(purchase.date())
+                .append("\",\"items\":[");
+        for (int i = 0; i < purchase.items().size(); i++) {
+            PurchaseItem item = purchase.items().get(i);
+            json.append(i == 0 ? "{\"itemId\":" : ",{\"itemId\":").append(item.itemId())
+                    .append(",\"quantity\":").append(item.quantity()).append('}');
+        }
+        return json.append("],\"acceptedAt\":\"").append(purchase.acceptedAt()).append("\"}")
+                .toString().getBytes(StandardCharsets.US_ASCII);
     }
 
     /**

@@ -6,7 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.LocalDate;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.SplittableRandom;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
@@ -18,6 +20,26 @@ class WireFormatTest {
     @Test
     void purchaseRoundTrips() {
         assertThat(WireFormat.decode(WireFormat.encode(purchase), Purchase.class)).isEqualTo(purchase);
+    }
+
+    @Test
+    void purchasesAreEncodedToTheDataBindersBytes() {
+        SplittableRandom random = new SplittableRandom(42);
+        List<Instant> instants = List.of(Instant.parse("2021-01-01T08:00:00Z"), Instant.parse("2026-11-24T01:02:03.450Z"),
+                Instant.parse("1999-12-31T23:59:59.000000001Z"), Instant.ofEpochSecond(0, 123_456_000));
+        List<LocalDate> dates = List.of(LocalDate.of(2021, 1, 1), LocalDate.of(9999, 12, 31), LocalDate.of(0, 2, 29),
+                LocalDate.of(1, 10, 5));
+        for (int n = 0; n < 200; n++) {
+            List<PurchaseItem> items = new ArrayList<>();
+            for (int i = random.nextInt(1, 8); i > 0; i--) {
+                items.add(new PurchaseItem(random.nextInt(1, Integer.MAX_VALUE), random.nextInt(1, Integer.MAX_VALUE)));
+            }
+            Purchase any = new Purchase(new UUID(random.nextLong(), random.nextLong()), random.nextInt(1, Integer.MAX_VALUE),
+                    random.nextInt(), dates.get(n % dates.size()), items, instants.get(n % instants.size()));
+            assertThat(new String(WireFormat.encode(any), StandardCharsets.US_ASCII))
+                    .isEqualTo(new String(WireFormat.encode((Object) any), StandardCharsets.UTF_8));
+            assertThat(WireFormat.decode(WireFormat.encode(any), Purchase.class)).isEqualTo(any);
+        }
     }
 
     @Test

@@ -7,6 +7,7 @@ import com.supermarket.contract.StoreQueryReply;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
+import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -29,6 +30,7 @@ import org.springframework.web.bind.annotation.RestController;
 class ItemsController {
 
     private static final Logger log = LoggerFactory.getLogger(ItemsController.class);
+    private static final Pattern INTEGER = Pattern.compile("[+-]?[0-9]{1,18}");
 
     private final StoreQueryClient client;
     private final PlatformProperties platform;
@@ -89,7 +91,7 @@ class ItemsController {
     }
 
     private static int id(String name, String raw, int max, String what) {
-        if (raw == null || !raw.matches("[+-]?[0-9]{1,18}")) {
+        if (raw == null || !INTEGER.matcher(raw).matches()) {
             throw new StoreQueryFailedException(400, name + " '" + echo(raw) + "' is not an integer");
         }
         long value = Long.parseLong(raw);
@@ -103,7 +105,7 @@ class ItemsController {
         if (raw == null) {
             return fallback;
         }
-        if (!raw.matches("[+-]?[0-9]{1,18}")) {
+        if (!INTEGER.matcher(raw).matches()) {
             throw new StoreQueryFailedException(400, "limit '" + echo(raw) + "' is not an integer");
         }
         long value = Long.parseLong(raw);

@@ -5,11 +5,9 @@ import com.supermarket.api.purchase.InvalidPurchaseException.Reason;
 import com.supermarket.contract.Purchase;
 import com.supermarket.contract.PurchaseItem;
 import java.time.Clock;
+import java.time.DateTimeException;
 import java.time.Instant;
 import java.time.LocalDate;
-import java.time.format.DateTimeFormatter;
-import java.time.format.DateTimeParseException;
-import java.time.format.ResolverStyle;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -36,8 +34,7 @@ final class PurchaseRequestParser {
     static final String COUNT_KEY_WITH_COLON = "numberOfItems:";
 
     private static final Pattern INTEGER = Pattern.compile("[+-]?[0-9]{1,19}");
-    private static final DateTimeFormatter DATE = DateTimeFormatter.ofPattern("uuuuMMdd")
-            .withResolverStyle(ResolverStyle.STRICT);
+    private static final Pattern DATE = Pattern.compile("[0-9]{8}");
     private static final int ECHO_LIMIT = 40;
     static final int MAX_IDEMPOTENCY_KEY_LENGTH = 128;
 
@@ -122,12 +119,14 @@ final class PurchaseRequestParser {
     }
 
     private static LocalDate date(String raw) {
-        if (raw == null || !raw.matches("[0-9]{8}")) {
+        if (raw == null || !DATE.matcher(raw).matches()) {
             throw new InvalidPurchaseException(Reason.DATE, "date '" + echo(raw) + "' is not in the form yyyyMMdd");
         }
         try {
-            return LocalDate.parse(raw, DATE);
-        } catch (DateTimeParseException e) {
+            // Not a DateTimeFormatter: its parse was ~3 % of the API's CPU under JFR.
+            return LocalDate.of(Integer.parseInt(raw, 0, 4, 10), Integer.parseInt(raw, 4, 6, 10),
+                    Integer.parseInt(raw, 6, 8, 10));
+        } catch (DateTimeException e) {
             throw new InvalidPurchaseException(Reason.DATE, "date '" + raw + "' is not a real calendar date (yyyyMMdd)");
         }
     }
