@@ -104,7 +104,7 @@ export JAVA_HOME
 JAVA="$JAVA_HOME/bin/java"
 # A database of its own, emptied before the runs: MariaDB's cost per purchase grows with the
 # table (the till's keyed purchases have name-based ids, which land at random places of the
-# primary key; from empty to 4 million rows its share here went from 0.03 to 0.18 ms), so
+# primary key; from empty to 4 million rows its share here went from 0.02 to 0.18 ms), so
 # benchmarks compare only from the same start. A MYSQL_URL given is used as it is.
 fresh_database=""
 if [[ -z "${MYSQL_URL:-}" && "$profile" == mysql && "$stub" == false ]]; then
