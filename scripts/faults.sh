@@ -223,21 +223,19 @@ inject() {
 # "lost duplicated" to $RUN_DIR/<fault>.counts (the no-fault throughput to baseline.txt).
 run_fault() {
   local fault="$1" result="$RUN_DIR/$1.json" start end accepted final throughput relative lost duplicated baseline
-  DATABASE="purchases_h_${NAME//-/_}_${fault//-/_}"
+  local vhost="h-$NAME-$fault" database="purchases_h_${NAME//-/_}_${fault//-/_}"
+  # node-loss: the cluster is started for this run and deleted after it; its default vhost is the sandbox.
+  [[ "$fault" != node-loss ]] || vhost=""
+  # What an interrupted earlier run may have left goes first (drop_sandbox forgets the names).
+  VHOST="$vhost" DATABASE="$database"
+  drop_sandbox
+  VHOST="$vhost" DATABASE="$database"
   if [[ "$fault" == node-loss ]]; then
-    # The cluster is started for this run and deleted after it: its default vhost is the sandbox.
-    VHOST=""
-    drop_sandbox
-    DATABASE="purchases_h_${NAME//-/_}_${fault//-/_}"
     "$ROOT/scripts/rabbitmq-cluster.sh" stop >>"$RUN_DIR/cluster.log" 2>&1 || true
     unset RABBITMQ_HOST RABBITMQ_PORT
     export RABBITMQ_VHOST=/
     start_cluster replicated 2>>"$RUN_DIR/cluster.log"
   else
-    VHOST="h-$NAME-$fault"
-    drop_sandbox
-    VHOST="h-$NAME-$fault"
-    DATABASE="purchases_h_${NAME//-/_}_${fault//-/_}"
     rabbitmqctl -q add_vhost "$VHOST" >/dev/null
     rabbitmqctl -q set_permissions -p "$VHOST" guest ".*" ".*" ".*" >/dev/null
     export RABBITMQ_VHOST="$VHOST"

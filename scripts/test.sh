@@ -74,9 +74,10 @@ fi
 # (about a minute each, each run bounded by --timeout), failing on any purchase lost or counted
 # twice.
 if [[ "${FAULTS:-true}" != false ]]; then
-  echo "[test] fault run: scripts/faults.sh --fault kill-purchases-service --fault kill-store-service --fault broker-restart --stores 8 --purchases-per-hour 100 --at 3 --outage-for 5 --timeout 300" >&2
-  FAULTS_NAME=ci scripts/faults.sh --fault kill-purchases-service --fault kill-store-service --fault broker-restart \
-    --stores 8 --purchases-per-hour 100 --at 3 --outage-for 5 --timeout 300 --run-dir runs/faults-ci \
+  fault_run=(--fault kill-purchases-service --fault kill-store-service --fault broker-restart
+    --stores 8 --purchases-per-hour 100 --at 3 --outage-for 5 --timeout 300 --run-dir runs/faults-ci)
+  echo "[test] fault run: scripts/faults.sh ${fault_run[*]}" >&2
+  FAULTS_NAME=ci scripts/faults.sh "${fault_run[@]}" \
     || { echo "[test] FAILED: the fault run lost or duplicated purchases; logs in runs/faults-ci" >&2; exit 1; }
   echo "[test] fault run passed: nothing lost, nothing duplicated" >&2
 fi
