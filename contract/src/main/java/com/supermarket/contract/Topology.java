@@ -74,12 +74,18 @@ public final class Topology {
      * {@value #SHARDING_EXCHANGE_TYPE} still sends all of one store's purchases to one shard
      * queue. Producers must agree on {@code buckets}; a change moves stores between shards, which
      * the consumers tolerate (they deduplicate per purchase id, not per queue).
+     *
+     * <p>The key is {@code "b"} and the bucket's number: the exchange picks the queue by Erlang's
+     * {@code phash2([key]) rem queues}, which puts the plain numbers {@code "0"} and {@code "1"}
+     * on the same queue of 2, 3, 4 or 12 shard queues, while {@code "b0"} and {@code "b1"} land on
+     * two different queues of 2, 3, 4, 6, 8 and 12, so that the default two buckets use two
+     * shards (BrokerTopologyIT checks it on the broker).
      */
     public static String routingKey(int storeId, int buckets) {
         if (buckets < 1) {
             throw new IllegalArgumentException("buckets must be at least 1: " + buckets);
         }
-        return Integer.toString(Math.floorMod(storeId, buckets));
+        return "b" + Math.floorMod(storeId, buckets);
     }
 
     /** The sharded exchanges, each consumed by one service. */

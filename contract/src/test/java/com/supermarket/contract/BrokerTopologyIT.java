@@ -12,6 +12,8 @@ import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class BrokerTopologyIT {
 
@@ -54,6 +56,26 @@ class BrokerTopologyIT {
             assertThat(broker.messageCountBehind(exchange)).as(exchange).isEqualTo(stores);
             assertThat(broker.shardQueues(exchange).stream().filter(queue -> broker.messageCount(queue) > 0))
                     .as("shards of %s holding messages", exchange).hasSizeGreaterThan(1);
+        }
+    }
+
+    @ParameterizedTest(name = "{0} shard queues")
+    @ValueSource(ints = {2, 3, 4, 6, 8, 12})
+    void twoRoutingBucketsLandOnTwoShardQueues(int shards) throws Exception {
+        broker.applyTopology(shards);
+        try (Connection connection = broker.newConnection(); Channel channel = connection.createChannel()) {
+            channel.confirmSelect();
+            for (int store = 0; store < 2; store++) {
+                channel.basicPublish(Topology.INGRESS_EXCHANGE, Topology.routingKey(store, 2), true,
+                        new AMQP.BasicProperties.Builder().deliveryMode(2).build(), new byte[] {1});
+            }
+            channel.waitForConfirmsOrDie(10_000);
+        }
+
+        for (String exchange : Topology.SHARDED_EXCHANGES) {
+            assertThat(broker.shardQueues(exchange)).as("shards of %s", exchange).hasSize(shards);
+            assertThat(broker.shardQueues(exchange).stream().filter(queue -> broker.messageCount(queue) == 1))
+                    .as("shards of %s holding one bucket's message", exchange).hasSize(2);
         }
     }
 
