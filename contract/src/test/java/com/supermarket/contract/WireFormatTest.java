@@ -78,4 +78,19 @@ class WireFormatTest {
         StoreQuery query = new StoreQuery(StoreQuery.Kind.TOP_STORES_FOR_ITEM, 101, 5);
         assertThat(WireFormat.decode(WireFormat.encode(query), StoreQuery.class)).isEqualTo(query);
     }
+
+    @Test
+    void batchesOfStoreQueriesRoundTripAndAreNeverEmpty() {
+        StoreQueries queries = new StoreQueries(List.of(new StoreQuery(StoreQuery.Kind.TOP_ITEMS_AT_STORE, 7, 10),
+                new StoreQuery(StoreQuery.Kind.TOP_STORES_FOR_ITEM, 101, 5)));
+        assertThat(WireFormat.decode(WireFormat.encode(queries), StoreQueries.class)).isEqualTo(queries);
+        StoreQueries.Replies replies = new StoreQueries.Replies(List.of(StoreQueryReply.notFound("store 7 not found"),
+                StoreQueryReply.ok(List.of(new StoreQueryReply.Ranked(3, 42)))));
+        assertThat(WireFormat.decode(WireFormat.encode(replies), StoreQueries.Replies.class)).isEqualTo(replies);
+
+        for (String malformed : List.of("{\"queries\":[]}", "{}", "{\"queries\":[null]}")) {
+            assertThatThrownBy(() -> WireFormat.decode(malformed.getBytes(StandardCharsets.UTF_8), StoreQueries.class))
+                    .as(malformed).isInstanceOf(MalformedMessageException.class);
+        }
+    }
 }

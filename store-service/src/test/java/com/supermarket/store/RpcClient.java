@@ -3,11 +3,13 @@ package com.supermarket.store;
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
+import com.supermarket.contract.StoreQueries;
 import com.supermarket.contract.StoreQuery;
 import com.supermarket.contract.StoreQueryReply;
 import com.supermarket.contract.Topology;
 import com.supermarket.contract.WireFormat;
 import java.io.IOException;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -47,13 +49,24 @@ final class RpcClient implements AutoCloseable {
         return call(WireFormat.encode(new StoreQuery(kind, id, limit))).decoded();
     }
 
+    /** One {@link StoreQueries} message; the replies in the queries' order. */
+    List<StoreQueryReply> queries(List<StoreQuery> queries) throws Exception {
+        Reply reply = call(WireFormat.encode(new StoreQueries(queries)), StoreQueries.MESSAGE_TYPE);
+        return WireFormat.decode(reply.body(), StoreQueries.Replies.class).replies();
+    }
+
     Reply call(byte[] body) throws Exception {
+        return call(body, null);
+    }
+
+    /** @param type the message's AMQP type, null for none (a single query) */
+    Reply call(byte[] body, String type) throws Exception {
         String correlationId = UUID.randomUUID().toString();
         BlockingQueue<Reply> reply = new ArrayBlockingQueue<>(1);
         pending.put(correlationId, reply);
         try {
             channel.basicPublish("", Topology.STORE_RPC_QUEUE, new AMQP.BasicProperties.Builder()
-                    .contentType(WireFormat.CONTENT_TYPE).correlationId(correlationId).replyTo(DIRECT_REPLY_TO)
+                    .contentType(WireFormat.CONTENT_TYPE).type(type).correlationId(correlationId).replyTo(DIRECT_REPLY_TO)
                     .expiration("10000").build(), body);
             Reply answer = reply.poll(10, TimeUnit.SECONDS);
             if (answer == null) {

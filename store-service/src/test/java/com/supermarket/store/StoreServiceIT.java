@@ -10,6 +10,8 @@ import com.supermarket.contract.BrokerTopology;
 import com.supermarket.contract.Purchase;
 import com.supermarket.contract.PurchaseBatch;
 import com.supermarket.contract.PurchaseItem;
+import com.supermarket.contract.StoreQueries;
+import com.supermarket.contract.StoreQuery;
 import com.supermarket.contract.StoreQuery.Kind;
 import com.supermarket.contract.StoreQueryReply;
 import com.supermarket.contract.StoreQueryReply.Ranked;
@@ -237,6 +239,20 @@ class StoreServiceIT {
         assertThat(rpc.query(Kind.TOP_ITEMS_AT_STORE, 1025, 10).status()).isEqualTo(Status.NOT_FOUND);
         assertThat(rpc.query(Kind.TOP_STORES_FOR_ITEM, 100_001, 5).status()).isEqualTo(Status.NOT_FOUND);
         assertThat(rpc.query(Kind.TOP_STORES_FOR_ITEM, 100_000, 5)).isEqualTo(StoreQueryReply.ok(List.of()));
+    }
+
+    @Test
+    void aBatchOfQueriesGetsOneReplyPerQueryInItsOrder() throws Exception {
+        List<StoreQuery> queries = List.of(new StoreQuery(Kind.TOP_ITEMS_AT_STORE, 1, 0),
+                new StoreQuery(Kind.TOP_STORES_FOR_ITEM, 100_000, 5), new StoreQuery(Kind.TOP_ITEMS_AT_STORE, 1025, 10),
+                new StoreQuery(Kind.TOP_STORES_FOR_ITEM, 100_001, 5));
+
+        assertThat(rpc.queries(queries)).extracting(StoreQueryReply::status)
+                .containsExactly(Status.BAD_REQUEST, Status.OK, Status.NOT_FOUND, Status.NOT_FOUND);
+
+        RpcClient.Reply malformed = rpc.call("{\"queries\":[]}".getBytes(StandardCharsets.UTF_8), StoreQueries.MESSAGE_TYPE);
+        assertThat(WireFormat.decode(malformed.body(), StoreQueries.Replies.class).replies())
+                .singleElement().extracting(StoreQueryReply::status).isEqualTo(Status.BAD_REQUEST);
     }
 
     @Test

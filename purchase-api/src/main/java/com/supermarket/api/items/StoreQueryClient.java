@@ -1,16 +1,25 @@
 package com.supermarket.api.items;
 
 import com.supermarket.contract.MalformedMessageException;
+import com.supermarket.contract.StoreQueries;
 import com.supermarket.contract.StoreQuery;
 import com.supermarket.contract.StoreQueryReply;
 import com.supermarket.contract.Topology;
 import com.supermarket.contract.WireFormat;
+import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import org.springframework.amqp.AmqpException;
+import java.util.concurrent.TimeoutException;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.MessageDeliveryMode;
 import org.springframework.amqp.core.MessageProperties;
@@ -20,26 +29,41 @@ import org.springframework.beans.factory.DisposableBean;
 import org.springframework.stereotype.Component;
 
 /**
- * Asks store-service a {@link StoreQuery} over {@link Topology#STORE_RPC_QUEUE} and waits for
- * its reply on direct reply-to, correlated by the template.
+ * Asks store-service {@link StoreQuery}s over {@link Topology#STORE_RPC_QUEUE} and waits for
+ * the replies on direct reply-to, correlated by the template.
+ *
+ * <p>Queries travel in batches ({@link StoreQueries}): {@code lanes} threads each take what
+ * waits (up to {@code max-batch} queries), send it as one message and wait for its one reply,
+ * so the queries that arrive while the lanes await replies leave together; a lone query leaves
+ * at once. A message costs the broker and store-service far more than a query in it. A
+ * timeout, an unreachable broker or an unreadable reply fails every query of its batch; a reply
+ * answers each query by its position.
  *
  * <p>The queries run on their own lane: their own AMQP connection and channels, never the
- * publishing pool nor the health check's, so a burst of GETs (each holding a reply channel
- * until its answer) can neither exhaust the channels purchases are published on nor queue
- * behind their frames. The request expires on the queue before the caller stops waiting.
- * Thread-safe.
+ * publishing pool nor the health check's, so a burst of GETs can neither exhaust the channels
+ * purchases are published on nor queue behind their frames. The request expires on the queue
+ * before the caller stops waiting; a caller waits at most the reply timeout from its arrival,
+ * and a lane drops the queries whose callers gave up. Thread-safe.
  */
 @Component
 class StoreQueryClient implements DisposableBean {
 
     /** Outcome tags of {@code store.rpc.latency} besides the reply statuses. */
-    enum Failure { timeout, unreachable, malformed }
+    enum Failure { timeout, unreachable, malformed, overloaded }
 
     private final CachingConnectionFactory connectionFactory;
     private final RabbitTemplate template;
     private final RpcProperties properties;
+    private final BlockingQueue<Asked> waiting;
+    private final List<Thread> lanes = new ArrayList<>();
     private final Map<StoreQuery.Kind, Map<StoreQueryReply.Status, Timer>> answered = new EnumMap<>(StoreQuery.Kind.class);
     private final Map<StoreQuery.Kind, Map<Failure, Timer>> failed = new EnumMap<>(StoreQuery.Kind.class);
+    private final DistributionSummary batchSize;
+    private volatile boolean closed;
+
+    /** A query and its caller's answer, completed exactly once (by a lane, or by the caller giving up). */
+    private record Asked(StoreQuery query, long start, CompletableFuture<StoreQueryReply> reply) {
+    }
 
     /**
      * @param publishing the application's connection factory; only its settings (address,
@@ -51,9 +75,15 @@ class StoreQueryClient implements DisposableBean {
         this.template = new RabbitTemplate(connectionFactory);
         this.template.setReplyTimeout(properties.replyTimeout().toMillis());
         this.properties = properties;
+        this.waiting = new ArrayBlockingQueue<>(properties.queueCapacity());
         for (StoreQuery.Kind kind : StoreQuery.Kind.values()) {
             answered.put(kind, timers(registry, kind, StoreQueryReply.Status.class));
             failed.put(kind, timers(registry, kind, Failure.class));
+        }
+        this.batchSize = DistributionSummary.builder("store.rpc.batch.size")
+                .description("Store queries per RPC message").baseUnit("queries").register(registry);
+        for (int i = 0; i < properties.lanes(); i++) {
+            lanes.add(Thread.ofPlatform().name("store-query-lane-" + i).daemon().start(this::lane));
         }
     }
 
@@ -71,41 +101,114 @@ class StoreQueryClient implements DisposableBean {
     /**
      * @return a reply with a status
      * @throws StoreQueryFailedException with 504 when no reply came in time, 503 when the broker
-     *                                   cannot be reached, 502 when the reply is unreadable or
-     *                                   carries no status
+     *                                   cannot be reached or too many queries wait, 502 when the
+     *                                   reply is unreadable or carries no status
      */
     StoreQueryReply query(StoreQuery query) {
+        Asked asked = new Asked(query, System.nanoTime(), new CompletableFuture<>());
+        if (closed || !waiting.offer(asked)) {
+            fail(asked, Failure.overloaded, new StoreQueryFailedException(503, closed
+                    ? "the API is shutting down; retry later"
+                    : "too many store queries wait (" + properties.queueCapacity() + "); retry later"));
+        }
+        try {
+            return asked.reply().get(properties.replyTimeout().toNanos(), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            fail(asked, Failure.timeout, timeout());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            fail(asked, Failure.unreachable, new StoreQueryFailedException(503, "the request was interrupted; retry later", e));
+        } catch (ExecutionException e) {
+            // Completed by fail() below, by this thread or a lane: its cause is the answer.
+        }
+        try {
+            return asked.reply().getNow(null);
+        } catch (CompletionException e) {
+            throw (StoreQueryFailedException) e.getCause();
+        }
+    }
+
+    private StoreQueryFailedException timeout() {
+        return new StoreQueryFailedException(504, "store-service did not answer within "
+                + properties.replyTimeout().toMillis() + " ms; retry later");
+    }
+
+    private void lane() {
+        List<Asked> batch = new ArrayList<>();
+        while (!closed) {
+            try {
+                batch.add(waiting.take());
+            } catch (InterruptedException e) {
+                return;
+            }
+            waiting.drainTo(batch, properties.maxBatch() - 1);
+            batch.removeIf(asked -> asked.reply().isDone()); // callers that gave up
+            if (!batch.isEmpty()) {
+                ask(batch);
+            }
+            batch.clear();
+        }
+    }
+
+    /** Sends one batch and answers every query of it; never throws. */
+    private void ask(List<Asked> batch) {
+        List<StoreQuery> queries = new ArrayList<>(batch.size());
+        for (Asked asked : batch) {
+            queries.add(asked.query());
+        }
         MessageProperties messageProperties = new MessageProperties();
         messageProperties.setContentType(WireFormat.CONTENT_TYPE);
+        messageProperties.setType(StoreQueries.MESSAGE_TYPE);
         messageProperties.setDeliveryMode(MessageDeliveryMode.NON_PERSISTENT);
         messageProperties.setExpiration(Long.toString(properties.requestExpiry().toMillis()));
-        Message request = new Message(WireFormat.encode(query), messageProperties);
-        long start = System.nanoTime();
+        batchSize.record(batch.size());
         Message reply;
         try {
-            reply = template.sendAndReceive("", Topology.STORE_RPC_QUEUE, request);
-        } catch (AmqpException e) {
-            record(failed.get(query.kind()).get(Failure.unreachable), start);
-            throw new StoreQueryFailedException(503, "the broker is unreachable; retry later", e);
+            reply = template.sendAndReceive("", Topology.STORE_RPC_QUEUE,
+                    new Message(WireFormat.encode(new StoreQueries(queries)), messageProperties));
+        } catch (RuntimeException e) {
+            // AmqpException mostly; anything else must not stop the lane either.
+            failAll(batch, Failure.unreachable, new StoreQueryFailedException(503, "the broker is unreachable; retry later", e));
+            return;
         }
         if (reply == null) {
-            record(failed.get(query.kind()).get(Failure.timeout), start);
-            throw new StoreQueryFailedException(504, "store-service did not answer within "
-                    + properties.replyTimeout().toMillis() + " ms; retry later");
+            failAll(batch, Failure.timeout, timeout());
+            return;
         }
-        StoreQueryReply decoded;
+        List<StoreQueryReply> replies;
         try {
-            decoded = WireFormat.decode(reply.getBody(), StoreQueryReply.class);
+            replies = WireFormat.decode(reply.getBody(), StoreQueries.Replies.class).replies();
         } catch (MalformedMessageException e) {
-            record(failed.get(query.kind()).get(Failure.malformed), start);
-            throw new StoreQueryFailedException(502, "store-service sent an unreadable reply", e);
+            failAll(batch, Failure.malformed, new StoreQueryFailedException(502, "store-service sent an unreadable reply", e));
+            return;
         }
-        if (decoded.status() == null) {
-            record(failed.get(query.kind()).get(Failure.malformed), start);
-            throw new StoreQueryFailedException(502, "store-service sent a reply without a status");
+        if (replies.size() != batch.size()) {
+            failAll(batch, Failure.malformed, new StoreQueryFailedException(502, "store-service sent a reply of "
+                    + replies.size() + " answers to " + batch.size() + " queries"));
+            return;
         }
-        record(answered.get(query.kind()).get(decoded.status()), start);
-        return decoded;
+        for (int i = 0; i < batch.size(); i++) {
+            Asked asked = batch.get(i);
+            StoreQueryReply answer = replies.get(i);
+            if (answer.status() == null) {
+                fail(asked, Failure.malformed, new StoreQueryFailedException(502, "store-service sent a reply without a status"));
+            } else if (asked.reply().complete(answer)) {
+                record(answered.get(asked.query().kind()).get(answer.status()), asked.start());
+            }
+        }
+    }
+
+    private void failAll(List<Asked> batch, Failure failure, StoreQueryFailedException exception) {
+        for (Asked asked : batch) {
+            fail(asked, failure, exception);
+        }
+    }
+
+    /** Fails the query unless it was answered already; the failure is timed only by whoever settles it. */
+    private void fail(Asked asked, Failure failure, StoreQueryFailedException exception) {
+        if (asked.reply().completeExceptionally(exception)) {
+            record(failed.get(asked.query().kind()).get(failure), asked.start());
+        }
     }
 
     private static void record(Timer timer, long start) {
@@ -113,7 +216,17 @@ class StoreQueryClient implements DisposableBean {
     }
 
     @Override
-    public void destroy() {
+    public void destroy() throws InterruptedException {
+        closed = true;
+        for (Thread lane : lanes) {
+            lane.interrupt();
+        }
+        for (Thread lane : lanes) {
+            lane.join(properties.replyTimeout().toMillis());
+        }
+        for (Asked asked = waiting.poll(); asked != null; asked = waiting.poll()) {
+            fail(asked, Failure.overloaded, new StoreQueryFailedException(503, "the API is shutting down; retry later"));
+        }
         template.stop();
         connectionFactory.destroy();
     }

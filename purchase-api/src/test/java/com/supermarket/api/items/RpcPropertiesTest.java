@@ -1,5 +1,6 @@
 package com.supermarket.api.items;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
@@ -7,12 +8,22 @@ import org.junit.jupiter.api.Test;
 
 class RpcPropertiesTest {
 
+    private static final Duration THREE_SECONDS = Duration.ofSeconds(3);
+
     @Test
     void aRequestMustExpireBeforeTheClientStopsWaiting() {
-        assertThatThrownBy(() -> new RpcProperties(Duration.ofSeconds(3), Duration.ofSeconds(3)))
+        assertThatThrownBy(() -> new RpcProperties(THREE_SECONDS, THREE_SECONDS, 2, 100, 10))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("shorter than");
-        assertThatThrownBy(() -> new RpcProperties(Duration.ofSeconds(3), Duration.ZERO))
+        assertThatThrownBy(() -> new RpcProperties(THREE_SECONDS, Duration.ZERO, 2, 100, 10))
                 .isInstanceOf(IllegalArgumentException.class);
-        new RpcProperties(Duration.ofSeconds(3), Duration.ofSeconds(2));
+        assertThat(new RpcProperties(THREE_SECONDS, Duration.ofSeconds(2), 2, 100, 10).lanes()).isEqualTo(2);
+    }
+
+    @Test
+    void lanesBatchesAndTheQueueAreBounded() {
+        for (int[] bad : new int[][] {{0, 100, 10}, {2, 0, 10}, {2, 100, 0}}) {
+            assertThatThrownBy(() -> new RpcProperties(THREE_SECONDS, Duration.ofSeconds(2), bad[0], bad[1], bad[2]))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("must be positive");
+        }
     }
 }

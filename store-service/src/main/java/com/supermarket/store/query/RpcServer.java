@@ -1,5 +1,6 @@
 package com.supermarket.store.query;
 
+import com.supermarket.contract.StoreQueries;
 import com.supermarket.contract.Topology;
 import com.supermarket.contract.WireFormat;
 import io.micrometer.core.instrument.Counter;
@@ -12,7 +13,9 @@ import org.springframework.amqp.rabbit.annotation.RabbitListener;
 import org.springframework.stereotype.Component;
 
 /**
- * The RPC server on {@link Topology#STORE_RPC_QUEUE}: each request's reply goes to its
+ * The RPC server on {@link Topology#STORE_RPC_QUEUE}: a {@link StoreQueries} request (by its
+ * message type) gets one reply per query in one message, any other request is read as a single
+ * query (an earlier purchase-api's). Each request's reply goes to its
  * {@code replyTo} (purchase-api uses direct reply-to) with the request's correlation id, which
  * the listener adapter copies. The reply is a raw JSON {@link Message}, so no converter adds
  * type headers. A request without {@code replyTo} cannot be answered: it is counted, logged and
@@ -41,6 +44,9 @@ class RpcServer {
         }
         MessageProperties properties = new MessageProperties();
         properties.setContentType(WireFormat.CONTENT_TYPE);
-        return new Message(WireFormat.encode(ranking.answer(request.getBody())), properties);
+        byte[] reply = StoreQueries.MESSAGE_TYPE.equals(request.getMessageProperties().getType())
+                ? WireFormat.encode(ranking.answerAll(request.getBody()))
+                : WireFormat.encode(ranking.answer(request.getBody()));
+        return new Message(reply, properties);
     }
 }

@@ -1,6 +1,7 @@
 package com.supermarket.store.query;
 
 import com.supermarket.contract.MalformedMessageException;
+import com.supermarket.contract.StoreQueries;
 import com.supermarket.contract.StoreQuery;
 import com.supermarket.contract.StoreQueryReply;
 import com.supermarket.contract.WireFormat;
@@ -48,22 +49,52 @@ class StoreRanking {
         }
     }
 
+    /** Answers a single {@link StoreQuery} in its wire form (a request without a message type). */
     StoreQueryReply answer(byte[] requestBody) {
         long start = System.nanoTime();
-        String kind = UNKNOWN_KIND;
-        StoreQueryReply reply;
+        StoreQuery query;
         try {
-            StoreQuery query = WireFormat.decode(requestBody, StoreQuery.class);
-            kind = query.kind().name();
-            reply = answer(query);
+            query = WireFormat.decode(requestBody, StoreQuery.class);
         } catch (MalformedMessageException e) {
-            reply = StoreQueryReply.badRequest("malformed query: " + e.getMessage());
+            return malformed(start, "malformed query: " + e.getMessage());
         }
-        timers.get(kind).get(reply.status()).record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+        return answer(query);
+    }
+
+    /**
+     * Answers a {@link StoreQueries} in its wire form: one reply per query, in order. A body that
+     * cannot be read as queries gets one {@code BAD_REQUEST} reply, which the caller cannot
+     * match to its queries and reports as a bad reply.
+     */
+    StoreQueries.Replies answerAll(byte[] requestBody) {
+        long start = System.nanoTime();
+        StoreQueries queries;
+        try {
+            queries = WireFormat.decode(requestBody, StoreQueries.class);
+        } catch (MalformedMessageException e) {
+            return new StoreQueries.Replies(List.of(malformed(start, "malformed queries: " + e.getMessage())));
+        }
+        List<StoreQueryReply> replies = new ArrayList<>(queries.queries().size());
+        for (StoreQuery query : queries.queries()) {
+            replies.add(answer(query));
+        }
+        return new StoreQueries.Replies(replies);
+    }
+
+    private StoreQueryReply malformed(long start, String message) {
+        StoreQueryReply reply = StoreQueryReply.badRequest(message);
+        timers.get(UNKNOWN_KIND).get(reply.status()).record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
         return reply;
     }
 
     private StoreQueryReply answer(StoreQuery query) {
+        long start = System.nanoTime();
+        StoreQueryReply reply = rank(query);
+        timers.get(query.kind().name()).get(reply.status()).record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+        return reply;
+    }
+
+    private StoreQueryReply rank(StoreQuery query) {
         if (query.limit() < 1 || query.limit() > maxLimit) {
             return StoreQueryReply.badRequest("limit must be between 1 and " + maxLimit + ": " + query.limit());
         }
