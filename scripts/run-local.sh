@@ -24,7 +24,7 @@
 #   -h, --help              this help
 # Environment: API_PORT, STORE_PORT, PURCHASES_PORT (8080..8082), API_MANAGEMENT_PORT,
 #   STORE_MANAGEMENT_PORT, PURCHASES_MANAGEMENT_PORT (actuator: 9080..9082), DYNAMODB_LOCAL_PORT (8000),
-#   SERVICE_JAVA_OPTS (-Xmx768m), MYSQL_URL (jdbc:mysql://127.0.0.1:3306/purchases_local?
+#   SERVICE_JAVA_OPTS (-Xms768m -Xmx768m), MYSQL_URL (jdbc:mysql://127.0.0.1:3306/purchases_local?
 #   createDatabaseIfNotExist=true), STORE_STATE_DIR (store-service's counts on disk; default
 #   <run folder>/store-state), IDEMPOTENCY_REDIS_URL (purchase-api's idempotency store, default
 #   redis://127.0.0.1:6379/0; empty: none), IDEMPOTENCY_TTL (1h here), and the services' own
