@@ -16,9 +16,10 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  *
  * <h2>Layout and memory</h2>
  * Store-major: one {@code int[maxItemId]} row per store, allocated on the store's first purchase.
- * A store's top items is then one contiguous scan of its row (100,000 ints = 400 KB, streamed by
- * the hardware prefetcher), and an item's top stores is {@code maxStores} strided reads of one
- * cell per row (1,024 reads). At the full 100,000 x 1,024 with every store selling, the rows take
+ * Each row also keeps its store's {@link #LEADERS} leading items, updated as each line is added,
+ * so a store's top items up to that many is a copy of them; a larger {@code limit} is one
+ * contiguous scan of the row (100,000 ints = 400 KB, streamed by the hardware prefetcher). An
+ * item's top stores is {@code maxStores} strided reads of one cell per row (1,024 reads). At the full 100,000 x 1,024 with every store selling, the rows take
  * 1,024 x 400 KB = <b>410 MB</b>, plus each store's dedup window (24 bytes per id: 1,024 ids x
  * 1,024 stores = 25 MB), <b>435 MB</b> in all ({@link #bytesWhenFull}). A store with no sales costs one null reference. {@code int} cells
  * rather than {@code long} halve the memory; a cell saturates at {@link Integer#MAX_VALUE} instead
@@ -29,10 +30,11 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * that store's lock, under which it checks and records the purchase id and adds every line: the
  * check, the counting and the recording are one atomic step, so a concurrent redelivery of the
  * same purchase is either applied first or skipped, never counted twice. Stores are spread over
- * shard queues and consumers, so the per-store locks are rarely contended. Queries take no lock:
- * each cell is written and read with opaque (atomic, eventually visible) access, so a ranking
- * sees every cell exactly as of some moment during the scan; a purchase being applied
- * concurrently may be seen in part.
+ * shard queues and consumers, so the per-store locks are rarely contended. A store's leading
+ * items are read under its lock (a copy of at most {@link #LEADERS} entries), so they are exact
+ * as of the last whole purchase. The scans take no lock: each cell is written and read with
+ * opaque (atomic, eventually visible) access, so a scan sees every cell exactly as of some moment
+ * during it; a purchase being applied concurrently may be seen in part.
  *
  * <h2>Persistence</h2>
  * {@link #snapshotTo} and {@link #restoreStore} carry counts and dedup window together, store by
@@ -42,6 +44,12 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 public final class StoreCounts {
 
     private static final VarHandle CELL = MethodHandles.arrayElementVarHandle(int[].class);
+
+    /**
+     * How many leading items each store keeps up to date: {@code topItemsAtStore} up to this
+     * limit (the API asks 10 by default) copies them instead of scanning the store's row.
+     */
+    public static final int LEADERS = 32;
 
     private final int maxStores;
     private final int maxItemId;
@@ -66,7 +74,7 @@ public final class StoreCounts {
 
     /** The heap the counts take once every store has a row: rows plus dedup windows. */
     public static long bytesWhenFull(int maxStores, int maxItemId, int dedupWindowPerStore) {
-        long row = 16L + 4L * maxItemId;
+        long row = 16L + 4L * maxItemId + 16L + 4L * LEADERS;
         long window = 3 * 16L + 16L * dedupWindowPerStore + 4L * 2 * Integer.highestOneBit(Math.max(1, dedupWindowPerStore * 2 - 1));
         return (long) maxStores * (row + window);
     }
@@ -166,7 +174,8 @@ public final class StoreCounts {
 
     /**
      * The {@code limit} items sold most at {@code storeId}, most first, ties by lower item id;
-     * only items with sales. One pass over the store's row.
+     * only items with sales. Up to {@link #LEADERS}, a copy of the store's leading items; beyond,
+     * one pass over the store's row.
      */
     public List<Ranked> topItemsAtStore(int storeId, int limit) {
         requireStore(storeId);
@@ -174,6 +183,11 @@ public final class StoreCounts {
         StoreRow row = rows.get(storeId - 1);
         if (row == null) {
             return List.of();
+        }
+        if (limit <= LEADERS) {
+            synchronized (row) {
+                return row.leaders(limit);
+            }
         }
         int[] counts = row.counts;
         long threshold = 0;
@@ -248,6 +262,7 @@ public final class StoreCounts {
             // them happens-after it.
             System.arraycopy(itemCounts, 0, row.counts, 0, itemCounts.length);
             Arrays.fill(row.counts, itemCounts.length, maxItemId, 0);
+            row.electLeaders();
             for (UUID id : recentPurchaseIds) {
                 row.recent.add(id);
             }
@@ -279,10 +294,21 @@ public final class StoreCounts {
         }
     }
 
-    /** One store's counts and recent purchase ids; both guarded by the row's monitor for writes. */
+    /**
+     * One store's counts, leading items and recent purchase ids; all guarded by the row's monitor
+     * for writes, the leading items for reads too.
+     */
     private static final class StoreRow {
         final int[] counts;
         final RecentIds recent;
+        /**
+         * The indexes of the store's most sold items, most first, ties by lower index: the
+         * {@code leaderCount} greatest of all items with sales in that order. A count only grows,
+         * so an item's rank only rises and no other item's changes: keeping this exact takes,
+         * per added line, at most moving that one item up, entering it in place of the last.
+         */
+        final int[] leaders = new int[LEADERS];
+        int leaderCount;
         /** Purchases applied to this store; written under the monitor, read without it. */
         volatile long purchases;
 
@@ -293,8 +319,58 @@ public final class StoreCounts {
 
         /** Caller holds the row's monitor, so read-add-write needs no atomic instruction. */
         void add(int index, int quantity) {
-            long sum = (long) counts[index] + quantity;
-            CELL.setOpaque(counts, index, (int) Math.min(sum, Integer.MAX_VALUE));
+            int count = (int) Math.min((long) counts[index] + quantity, Integer.MAX_VALUE);
+            CELL.setOpaque(counts, index, count);
+            promote(index, count);
+        }
+
+        /** Caller holds the monitor: the item at {@code index} has just reached {@code count}. */
+        private void promote(int index, int count) {
+            // Every leader counts at least as much as the last one: a smaller count is not a
+            // leader's and cannot enter, which settles most lines with one comparison.
+            if (count <= 0 || leaderCount == LEADERS && count < counts[leaders[LEADERS - 1]]) {
+                return;
+            }
+            int position = leaderCount - 1;
+            while (position >= 0 && leaders[position] != index) {
+                position--;
+            }
+            if (position < 0) {
+                if (leaderCount < LEADERS) {
+                    position = leaderCount++;
+                } else if (ranksBefore(index, count, leaders[LEADERS - 1])) {
+                    position = LEADERS - 1;
+                } else {
+                    return;
+                }
+            }
+            while (position > 0 && ranksBefore(index, count, leaders[position - 1])) {
+                leaders[position] = leaders[position - 1];
+                position--;
+            }
+            leaders[position] = index;
+        }
+
+        private boolean ranksBefore(int index, int count, int other) {
+            int otherCount = counts[other];
+            return count > otherCount || (count == otherCount && index < other);
+        }
+
+        /** Caller holds the monitor: chooses the leaders afresh from the counts, as if each grew from 0. */
+        void electLeaders() {
+            leaderCount = 0;
+            for (int index = 0; index < counts.length; index++) {
+                promote(index, counts[index]);
+            }
+        }
+
+        /** Caller holds the monitor. */
+        List<Ranked> leaders(int limit) {
+            Ranked[] ranking = new Ranked[Math.min(limit, leaderCount)];
+            for (int i = 0; i < ranking.length; i++) {
+                ranking[i] = new Ranked(leaders[i] + 1, counts[leaders[i]]);
+            }
+            return List.of(ranking);
         }
     }
 }

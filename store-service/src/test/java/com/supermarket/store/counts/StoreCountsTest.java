@@ -98,10 +98,16 @@ class StoreCountsTest {
             counts.apply(purchase(store, lines.toArray(PurchaseItem[]::new)));
         }
 
+        // Restored from a snapshot, a store's leading items are chosen afresh from its counts.
+        StoreCounts restored = new StoreCounts(stores, items, 64);
+        counts.snapshotTo(restored::restoreStore);
         for (int store = 1; store <= stores; store++) {
-            for (int limit : new int[] {1, 10, 400}) {
-                assertThat(counts.topItemsAtStore(store, limit)).as("store %d limit %d", store, limit)
-                        .isEqualTo(TopKTest.bruteForce(oracle[store - 1], limit));
+            // Up to LEADERS the kept leading items answer, beyond it a scan of the row.
+            for (int limit : new int[] {1, 10, StoreCounts.LEADERS, StoreCounts.LEADERS + 1, 400}) {
+                List<Ranked> expected = TopKTest.bruteForce(oracle[store - 1], limit);
+                assertThat(counts.topItemsAtStore(store, limit)).as("store %d limit %d", store, limit).isEqualTo(expected);
+                assertThat(restored.topItemsAtStore(store, limit)).as("restored store %d limit %d", store, limit)
+                        .isEqualTo(expected);
             }
         }
         for (int item = 1; item <= items; item++) {
@@ -114,9 +120,17 @@ class StoreCountsTest {
                         .isEqualTo(TopKTest.bruteForce(byStore, limit));
             }
         }
-        // The ranking must actually contain ties for this test to mean something.
+        // The rankings must actually contain ties, also at the edge of the kept leading items,
+        // and stores with more items than are kept, for this test to mean something.
         List<Long> ranked = counts.topItemsAtStore(1, 400).stream().map(Ranked::quantity).toList();
+        assertThat(ranked).hasSizeGreaterThan(StoreCounts.LEADERS + 1);
         assertThat(new java.util.HashSet<>(ranked)).hasSizeLessThan(ranked.size());
+        long tiedAtTheEdge = java.util.stream.IntStream.rangeClosed(1, stores)
+                .mapToObj(store -> counts.topItemsAtStore(store, StoreCounts.LEADERS + 1))
+                .filter(top -> top.size() > StoreCounts.LEADERS
+                        && top.get(StoreCounts.LEADERS).quantity() == top.get(StoreCounts.LEADERS - 1).quantity())
+                .count();
+        assertThat(tiedAtTheEdge).isPositive();
     }
 
     @Test
