@@ -74,6 +74,14 @@ public class StoreCountsBenchmark {
         return counts.topItemsAtStore(1 + ThreadLocalRandom.current().nextInt(STORES), 10);
     }
 
+    /** A limit beyond the kept leading items: one scan of the store's row. */
+    @Benchmark
+    @BenchmarkMode(Mode.SampleTime)
+    @OutputTimeUnit(TimeUnit.MICROSECONDS)
+    public Object topItemsAtStoreScan() {
+        return counts.topItemsAtStore(1 + ThreadLocalRandom.current().nextInt(STORES), StoreCounts.LEADERS + 1);
+    }
+
     @Benchmark
     @BenchmarkMode(Mode.SampleTime)
     @OutputTimeUnit(TimeUnit.MICROSECONDS)
