@@ -19,10 +19,11 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * Each row also keeps its store's {@link #LEADERS} leading items, updated as each line is added,
  * so a store's top items up to that many is a copy of them; a larger {@code limit} is one
  * contiguous scan of the row (100,000 ints = 400 KB, streamed by the hardware prefetcher). An
- * item's top stores is {@code maxStores} strided reads of one cell per row (1,024 reads). At the full 100,000 x 1,024 with every store selling, the rows take
- * 1,024 x 400 KB = <b>410 MB</b>, plus each store's dedup window (24 bytes per id: 1,024 ids x
- * 1,024 stores = 25 MB), <b>435 MB</b> in all ({@link #bytesWhenFull}). A store with no sales costs one null reference. {@code int} cells
- * rather than {@code long} halve the memory; a cell saturates at {@link Integer#MAX_VALUE} instead
+ * item's top stores is {@code maxStores} strided reads of one cell per row (1,024 reads). At the
+ * full 100,000 x 1,024 with every store selling, the rows take 1,024 x 400 KB = <b>410 MB</b>,
+ * plus each store's dedup window (24 bytes per id: 1,024 ids x 1,024 stores = 25 MB),
+ * <b>435 MB</b> in all ({@link #bytesWhenFull}). A store with no sales costs one null reference.
+ * {@code int} cells rather than {@code long} halve the memory; a cell saturates at {@link Integer#MAX_VALUE} instead
  * of wrapping (2.1 billion units of one item at one store, far beyond any real till).
  *
  * <h2>Thread-safety and consistency</h2>
