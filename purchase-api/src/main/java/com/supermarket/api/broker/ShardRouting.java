@@ -96,10 +96,16 @@ public class ShardRouting implements HealthIndicator, SmartLifecycle {
         return reason == null ? Health.up().build() : Health.down().withDetail("reason", reason).build();
     }
 
+    /**
+     * Checks once before the web server takes requests (see {@link #getPhase}), so the first
+     * purchases are not refused for want of a first listing; then every interval. An unreachable
+     * management API holds the start at most its client's timeout.
+     */
     @Override
     public synchronized void start() {
+        check();
         checking = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().name("shard-routing").daemon().factory());
-        checking.scheduleWithFixedDelay(this::check, 0, intervalMillis, TimeUnit.MILLISECONDS);
+        checking.scheduleWithFixedDelay(this::check, intervalMillis, intervalMillis, TimeUnit.MILLISECONDS);
     }
 
     @Override
@@ -108,6 +114,12 @@ public class ShardRouting implements HealthIndicator, SmartLifecycle {
             checking.shutdownNow();
             checking = null;
         }
+    }
+
+    /** Before the web server's start (and after its stop): {@code DEFAULT_PHASE - 2048} in Spring Boot. */
+    @Override
+    public int getPhase() {
+        return DEFAULT_PHASE - 4096;
     }
 
     @Override

@@ -9,6 +9,7 @@ import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.amqp.autoconfigure.RabbitProperties;
+import org.springframework.context.SmartLifecycle;
 
 class ShardRoutingTest {
 
@@ -28,6 +29,21 @@ class ShardRoutingTest {
 
         assertThat(routing.problem()).isNull();
         assertThat(routing.health().getStatus()).isEqualTo(Status.UP);
+    }
+
+    @Test
+    void theFirstCheckIsDoneWhenStartReturnsAndBeforeTheWebServerStarts() {
+        ShardRouting routing = routing(TopologyMode.REPLICATED);
+
+        routing.start();
+        try {
+            // The next scheduled check is an interval away: only start() itself can have checked.
+            assertThat(routing.problem()).isNull();
+        } finally {
+            routing.stop();
+        }
+        // Spring Boot starts the servlet web server in phase DEFAULT_PHASE - 2048.
+        assertThat(routing.getPhase()).isLessThan(SmartLifecycle.DEFAULT_PHASE - 2048);
     }
 
     @Test
