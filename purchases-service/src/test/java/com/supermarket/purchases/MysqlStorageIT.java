@@ -15,6 +15,7 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -33,7 +34,9 @@ class MysqlStorageIT extends StorageScenarios {
     private static final String HOST = env("MYSQL_HOST", "127.0.0.1");
     private static final int PORT = Integer.parseInt(env("MYSQL_PORT", "3306"));
     private final String database = "purchases_it_" + UUID.randomUUID().toString().substring(0, 8);
+    private static final Duration DATABASE_LATE_BY = Duration.ofSeconds(3);
     private TcpProxy proxy;
+    private Instant databaseReachableFrom;
 
     /** Backend-independent, so it runs on one profile only. */
     @Test
@@ -68,10 +71,23 @@ class MysqlStorageIT extends StorageScenarios {
         return "mysql";
     }
 
+    @Test
+    void theServiceWaitedAtStartupForTheDatabase() {
+        // startBackend() cut the database off for the service's first seconds.
+        assertThat(service.startedAt()).isAfter(databaseReachableFrom);
+        // ... and migrated it then: counting its purchase table works.
+        assertThat(service.storedCount()).isNotNegative();
+    }
+
     @Override
     Map<String, String> startBackend() {
         requireReachable();
         proxy = new TcpProxy(HOST, PORT);
+        // The service starts while the database refuses connections, as after a joint restart
+        // where the database comes up last: its migration waits (MYSQL_CONNECT_RETRIES) instead
+        // of the process exiting.
+        proxy.cut(DATABASE_LATE_BY);
+        databaseReachableFrom = Instant.now().plus(DATABASE_LATE_BY);
         return Map.of(
                 "spring.datasource.url", "jdbc:mysql://" + proxy.host() + ":" + proxy.port() + "/" + database
                         + "?createDatabaseIfNotExist=true",

@@ -5,6 +5,7 @@ import com.supermarket.contract.WireFormat;
 import com.supermarket.contract.testing.TestBroker;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.UUID;
@@ -23,6 +24,7 @@ final class PurchasesServiceRunner implements AutoCloseable {
 
     private final ConfigurableApplicationContext context;
     private final RestClient http;
+    private final Instant startedAt;
 
     PurchasesServiceRunner(String profile, TestBroker broker, Map<String, String> extraProperties) {
         this(profile, brokerProperties(broker), extraProperties);
@@ -51,10 +53,16 @@ final class PurchasesServiceRunner implements AutoCloseable {
         // As command-line arguments: they win over application.yml (builder "properties" would not).
         String[] args = properties.entrySet().stream().map(e -> "--" + e.getKey() + "=" + e.getValue()).toArray(String[]::new);
         context = new SpringApplicationBuilder(PurchasesApplication.class).profiles(profile).run(args);
+        startedAt = Instant.now();
         int port = ((WebServerApplicationContext) context).getWebServer().getPort();
         http = RestClient.builder().baseUrl("http://127.0.0.1:" + port)
                 .defaultStatusHandler(HttpStatusCode::isError, (request, response) -> { })
                 .build();
+    }
+
+    /** When the application had started (its context refreshed, its web server listening). */
+    Instant startedAt() {
+        return startedAt;
     }
 
     long storedCount() {
