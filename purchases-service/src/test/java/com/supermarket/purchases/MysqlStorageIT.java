@@ -33,8 +33,8 @@ class MysqlStorageIT extends StorageScenarios {
 
     private static final String HOST = env("MYSQL_HOST", "127.0.0.1");
     private static final int PORT = Integer.parseInt(env("MYSQL_PORT", "3306"));
-    private final String database = "purchases_it_" + UUID.randomUUID().toString().substring(0, 8);
     private static final Duration DATABASE_LATE_BY = Duration.ofSeconds(3);
+    private final String database = "purchases_it_" + UUID.randomUUID().toString().substring(0, 8);
     private TcpProxy proxy;
     private Instant databaseReachableFrom;
 
