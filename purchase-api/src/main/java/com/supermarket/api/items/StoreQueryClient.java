@@ -9,17 +9,21 @@ import com.supermarket.contract.WireFormat;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.MessageDeliveryMode;
 import org.springframework.amqp.core.MessageProperties;
@@ -42,8 +46,11 @@ import org.springframework.stereotype.Component;
  * <p>The queries run on their own lane: their own AMQP connection and channels, never the
  * publishing pool nor the health check's, so a burst of GETs can neither exhaust the channels
  * purchases are published on nor queue behind their frames. The request expires on the queue
- * before the caller stops waiting; a caller waits at most the reply timeout from its arrival,
- * and a lane drops the queries whose callers gave up. Thread-safe.
+ * before the caller stops waiting; a caller waits at most the reply timeout from its arrival
+ * (and up to one {@link #SWEEP_PERIOD} more): a sweeper thread fails the overdue queries, queued
+ * or in flight, and a lane drops the ones already failed. The callers wait untimed: a timed wait
+ * gave every GET's virtual thread a timer on the carrier pool's delay scheduler, whose thread
+ * then woke twice per request. Thread-safe.
  */
 @Component
 class StoreQueryClient implements DisposableBean {
@@ -55,13 +62,19 @@ class StoreQueryClient implements DisposableBean {
     private final RabbitTemplate template;
     private final RpcProperties properties;
     private final BlockingQueue<Asked> waiting;
+    /** Every query whose caller still waits, queued or in flight: what the sweeper looks at. */
+    private final Set<Asked> outstanding = ConcurrentHashMap.newKeySet();
+    private final ScheduledExecutorService sweeper;
     private final List<Thread> lanes = new ArrayList<>();
     private final Map<StoreQuery.Kind, Map<StoreQueryReply.Status, Timer>> answered = new EnumMap<>(StoreQuery.Kind.class);
     private final Map<StoreQuery.Kind, Map<Failure, Timer>> failed = new EnumMap<>(StoreQuery.Kind.class);
     private final DistributionSummary batchSize;
     private volatile boolean closed;
 
-    /** A query and its caller's answer, completed exactly once (by a lane, or by the caller giving up). */
+    /** How often the overdue queries are failed. */
+    static final Duration SWEEP_PERIOD = Duration.ofMillis(50);
+
+    /** A query and its caller's answer, completed exactly once (by a lane, or by the sweeper when overdue). */
     private record Asked(StoreQuery query, long start, CompletableFuture<StoreQueryReply> reply) {
     }
 
@@ -85,6 +98,9 @@ class StoreQueryClient implements DisposableBean {
         for (int i = 0; i < properties.lanes(); i++) {
             lanes.add(Thread.ofPlatform().name("store-query-lane-" + i).daemon().start(this::lane));
         }
+        this.sweeper = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().name("store-query-sweeper").daemon().factory());
+        long period = SWEEP_PERIOD.toNanos();
+        sweeper.scheduleWithFixedDelay(this::failOverdue, period, period, TimeUnit.NANOSECONDS);
     }
 
     private static <O extends Enum<O>> Map<O, Timer> timers(MeterRegistry registry, StoreQuery.Kind kind, Class<O> outcomes) {
@@ -106,15 +122,22 @@ class StoreQueryClient implements DisposableBean {
      */
     StoreQueryReply query(StoreQuery query) {
         Asked asked = new Asked(query, System.nanoTime(), new CompletableFuture<>());
-        if (closed || !waiting.offer(asked)) {
-            fail(asked, Failure.overloaded, new StoreQueryFailedException(503, closed
-                    ? "the API is shutting down; retry later"
-                    : "too many store queries wait (" + properties.queueCapacity() + "); retry later"));
-        }
+        outstanding.add(asked);
         try {
-            return asked.reply().get(properties.replyTimeout().toNanos(), TimeUnit.NANOSECONDS);
-        } catch (TimeoutException e) {
-            fail(asked, Failure.timeout, timeout());
+            if (closed || !waiting.offer(asked)) {
+                fail(asked, Failure.overloaded, new StoreQueryFailedException(503, closed
+                        ? "the API is shutting down; retry later"
+                        : "too many store queries wait (" + properties.queueCapacity() + "); retry later"));
+            }
+            return await(asked);
+        } finally {
+            outstanding.remove(asked);
+        }
+    }
+
+    private StoreQueryReply await(Asked asked) {
+        try {
+            return asked.reply().get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             fail(asked, Failure.unreachable, new StoreQueryFailedException(503, "the request was interrupted; retry later", e));
@@ -125,6 +148,16 @@ class StoreQueryClient implements DisposableBean {
             return asked.reply().getNow(null);
         } catch (CompletionException e) {
             throw (StoreQueryFailedException) e.getCause();
+        }
+    }
+
+    private void failOverdue() {
+        long now = System.nanoTime();
+        long timeout = properties.replyTimeout().toNanos();
+        for (Asked asked : outstanding) {
+            if (now - asked.start() >= timeout) {
+                fail(asked, Failure.timeout, timeout());
+            }
         }
     }
 
@@ -142,7 +175,7 @@ class StoreQueryClient implements DisposableBean {
                 return;
             }
             waiting.drainTo(batch, properties.maxBatch() - 1);
-            batch.removeIf(asked -> asked.reply().isDone()); // callers that gave up
+            batch.removeIf(asked -> asked.reply().isDone()); // failed as overdue
             if (!batch.isEmpty()) {
                 ask(batch);
             }
@@ -218,6 +251,7 @@ class StoreQueryClient implements DisposableBean {
     @Override
     public void destroy() throws InterruptedException {
         closed = true;
+        sweeper.shutdownNow();
         for (Thread lane : lanes) {
             lane.interrupt();
         }

@@ -227,6 +227,28 @@ class StoreQueryIT extends ServedApiTest {
     }
 
     /**
+     * A query waits at most the reply timeout (1 s here) from its own arrival, also when it first
+     * waits for a lane: behind two lanes that await a silent store-service, it would otherwise
+     * wait ~1 s for a lane and 1 s more for its own reply.
+     */
+    @Test
+    void aQueryWaitingForALaneTimesOutFromItsOwnArrival() throws Exception {
+        try (ExecutorService clients = Executors.newVirtualThreadPerTaskExecutor()) {
+            for (int lane = 1; lane <= 2; lane++) {
+                clients.submit(() -> api.get("/items/store/" + SILENT_STORE));
+                int sent = lane;
+                await().atMost(Duration.ofSeconds(5)).until(() -> requests.size() >= sent);
+            }
+            long start = System.nanoTime();
+
+            HttpResponse<String> queued = api.get("/items/store/" + SILENT_STORE);
+
+            assertThat(queued.statusCode()).isEqualTo(504);
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofMillis(1500));
+        }
+    }
+
+    /**
      * Store queries have their own connection: a burst of GETs that all wait for a silent
      * store-service, more than the publishing pool has channels, refuses no purchase.
      */
