@@ -1,5 +1,6 @@
 package com.supermarket.api.items;
 
+import com.supermarket.api.Deadlines;
 import com.supermarket.contract.MalformedMessageException;
 import com.supermarket.contract.StoreQueries;
 import com.supermarket.contract.StoreQuery;
@@ -9,21 +10,16 @@ import com.supermarket.contract.WireFormat;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.MessageDeliveryMode;
 import org.springframework.amqp.core.MessageProperties;
@@ -46,11 +42,9 @@ import org.springframework.stereotype.Component;
  * <p>The queries run on their own lane: their own AMQP connection and channels, never the
  * publishing pool nor the health check's, so a burst of GETs can neither exhaust the channels
  * purchases are published on nor queue behind their frames. The request expires on the queue
- * before the caller stops waiting; a caller waits at most the reply timeout from its arrival
- * (and up to one {@link #SWEEP_PERIOD} more): a sweeper thread fails the overdue queries, queued
- * or in flight, and a lane drops the ones already failed. The callers wait untimed: a timed wait
- * gave every GET's virtual thread a timer on the carrier pool's delay scheduler, whose thread
- * then woke twice per request. Thread-safe.
+ * before the caller stops waiting; a caller waits at most the reply timeout from its arrival,
+ * queued or in flight ({@link Deadlines} fails it), and a lane drops the queries already failed.
+ * Thread-safe.
  */
 @Component
 class StoreQueryClient implements DisposableBean {
@@ -61,20 +55,15 @@ class StoreQueryClient implements DisposableBean {
     private final CachingConnectionFactory connectionFactory;
     private final RabbitTemplate template;
     private final RpcProperties properties;
+    private final Deadlines deadlines;
     private final BlockingQueue<Asked> waiting;
-    /** Every query whose caller still waits, queued or in flight: what the sweeper looks at. */
-    private final Set<Asked> outstanding = ConcurrentHashMap.newKeySet();
-    private final ScheduledExecutorService sweeper;
     private final List<Thread> lanes = new ArrayList<>();
     private final Map<StoreQuery.Kind, Map<StoreQueryReply.Status, Timer>> answered = new EnumMap<>(StoreQuery.Kind.class);
     private final Map<StoreQuery.Kind, Map<Failure, Timer>> failed = new EnumMap<>(StoreQuery.Kind.class);
     private final DistributionSummary batchSize;
     private volatile boolean closed;
 
-    /** How often the overdue queries are failed. */
-    static final Duration SWEEP_PERIOD = Duration.ofMillis(50);
-
-    /** A query and its caller's answer, completed exactly once (by a lane, or by the sweeper when overdue). */
+    /** A query and its caller's answer, completed exactly once (by a lane, or by its deadline). */
     private record Asked(StoreQuery query, long start, CompletableFuture<StoreQueryReply> reply) {
     }
 
@@ -82,12 +71,14 @@ class StoreQueryClient implements DisposableBean {
      * @param publishing the application's connection factory; only its settings (address,
      *                   credentials, vhost, timeouts) are reused, for a connection of its own
      */
-    StoreQueryClient(CachingConnectionFactory publishing, RpcProperties properties, MeterRegistry registry) {
+    StoreQueryClient(CachingConnectionFactory publishing, RpcProperties properties, Deadlines deadlines,
+                     MeterRegistry registry) {
         this.connectionFactory = new CachingConnectionFactory(publishing.getRabbitConnectionFactory());
         this.connectionFactory.setConnectionNameStrategy(factory -> "purchase-api store queries");
         this.template = new RabbitTemplate(connectionFactory);
         this.template.setReplyTimeout(properties.replyTimeout().toMillis());
         this.properties = properties;
+        this.deadlines = deadlines;
         this.waiting = new ArrayBlockingQueue<>(properties.queueCapacity());
         for (StoreQuery.Kind kind : StoreQuery.Kind.values()) {
             answered.put(kind, timers(registry, kind, StoreQueryReply.Status.class));
@@ -98,9 +89,6 @@ class StoreQueryClient implements DisposableBean {
         for (int i = 0; i < properties.lanes(); i++) {
             lanes.add(Thread.ofPlatform().name("store-query-lane-" + i).daemon().start(this::lane));
         }
-        this.sweeper = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().name("store-query-sweeper").daemon().factory());
-        long period = SWEEP_PERIOD.toNanos();
-        sweeper.scheduleWithFixedDelay(this::failOverdue, period, period, TimeUnit.NANOSECONDS);
     }
 
     private static <O extends Enum<O>> Map<O, Timer> timers(MeterRegistry registry, StoreQuery.Kind kind, Class<O> outcomes) {
@@ -122,42 +110,25 @@ class StoreQueryClient implements DisposableBean {
      */
     StoreQueryReply query(StoreQuery query) {
         Asked asked = new Asked(query, System.nanoTime(), new CompletableFuture<>());
-        outstanding.add(asked);
-        try {
-            if (closed || !waiting.offer(asked)) {
-                fail(asked, Failure.overloaded, new StoreQueryFailedException(503, closed
-                        ? "the API is shutting down; retry later"
-                        : "too many store queries wait (" + properties.queueCapacity() + "); retry later"));
-            }
-            return await(asked);
-        } finally {
-            outstanding.remove(asked);
+        deadlines.expire(asked.reply(), properties.replyTimeout(), () -> fail(asked, Failure.timeout, timeout()));
+        if (closed || !waiting.offer(asked)) {
+            fail(asked, Failure.overloaded, new StoreQueryFailedException(503, closed
+                    ? "the API is shutting down; retry later"
+                    : "too many store queries wait (" + properties.queueCapacity() + "); retry later"));
         }
-    }
-
-    private StoreQueryReply await(Asked asked) {
+        // Untimed: the deadline above settles it. A timed wait of a virtual thread costs more (see Deadlines).
         try {
             return asked.reply().get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             fail(asked, Failure.unreachable, new StoreQueryFailedException(503, "the request was interrupted; retry later", e));
         } catch (ExecutionException e) {
-            // Completed by fail() below, by this thread or a lane: its cause is the answer.
+            // Failed, by a lane, the deadline or this thread: its cause is the answer.
         }
         try {
             return asked.reply().getNow(null);
         } catch (CompletionException e) {
             throw (StoreQueryFailedException) e.getCause();
-        }
-    }
-
-    private void failOverdue() {
-        long now = System.nanoTime();
-        long timeout = properties.replyTimeout().toNanos();
-        for (Asked asked : outstanding) {
-            if (now - asked.start() >= timeout) {
-                fail(asked, Failure.timeout, timeout());
-            }
         }
     }
 
@@ -175,7 +146,7 @@ class StoreQueryClient implements DisposableBean {
                 return;
             }
             waiting.drainTo(batch, properties.maxBatch() - 1);
-            batch.removeIf(asked -> asked.reply().isDone()); // failed as overdue
+            batch.removeIf(asked -> asked.reply().isDone()); // past their deadline
             if (!batch.isEmpty()) {
                 ask(batch);
             }
@@ -251,7 +222,6 @@ class StoreQueryClient implements DisposableBean {
     @Override
     public void destroy() throws InterruptedException {
         closed = true;
-        sweeper.shutdownNow();
         for (Thread lane : lanes) {
             lane.interrupt();
         }

@@ -1,5 +1,6 @@
 package com.supermarket.api.purchase;
 
+import com.supermarket.api.Deadlines;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.annotation.Bean;
@@ -12,12 +13,12 @@ class IdempotencyConfiguration {
     private static final Logger log = LoggerFactory.getLogger(IdempotencyConfiguration.class);
 
     @Bean(destroyMethod = "close")
-    IdempotencyStore idempotencyStore(IdempotencyProperties properties) {
+    IdempotencyStore idempotencyStore(IdempotencyProperties properties, Deadlines deadlines) {
         if (!properties.enabled()) {
             log.info("idempotency store off (IDEMPOTENCY_REDIS_URL is empty): a reused Idempotency-Key with a different"
                     + " body is answered 201 and the consumers keep the first body");
             return IdempotencyStore.OFF;
         }
-        return new RedisIdempotencyStore(properties);
+        return new RedisIdempotencyStore(properties, deadlines);
     }
 }

@@ -1,5 +1,6 @@
 package com.supermarket.api.purchase;
 
+import com.supermarket.api.Deadlines;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
@@ -44,6 +45,7 @@ final class RedisIdempotencyStore implements IdempotencyStore {
     private static final Logger log = LoggerFactory.getLogger(RedisIdempotencyStore.class);
 
     private final IdempotencyProperties properties;
+    private final Deadlines deadlines;
     private final RedisURI uri;
     private final ClientResources resources;
     private final RedisClient client;
@@ -54,8 +56,9 @@ final class RedisIdempotencyStore implements IdempotencyStore {
     private long nextAttemptNanos;
     private String lastProblem = "";
 
-    RedisIdempotencyStore(IdempotencyProperties properties) {
+    RedisIdempotencyStore(IdempotencyProperties properties, Deadlines deadlines) {
         this.properties = properties;
+        this.deadlines = deadlines;
         this.uri = RedisURI.create(properties.redisUrl());
         uri.setTimeout(properties.timeout());
         this.resources = ClientResources.builder()
@@ -114,18 +117,19 @@ final class RedisIdempotencyStore implements IdempotencyStore {
             redis.setAutoFlushCommands(true);
         }
         CompletableFuture<List<Outcome>> outcomes = new CompletableFuture<>();
-        CompletableFuture.allOf(replies)
-                .orTimeout(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)
-                .whenComplete((done, error) -> {
-                    if (error == null) {
-                        outcomes.complete(outcomes(claims, replies));
-                        return;
-                    }
-                    Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
-                    outcomes.completeExceptionally(cause instanceof TimeoutException
-                            ? unavailable("Redis did not answer within " + properties.timeout().toMillis() + " ms", cause)
-                            : unavailable("Redis failed the claim (" + cause.getMessage() + ")", cause));
-                });
+        CompletableFuture<Void> all = CompletableFuture.allOf(replies);
+        deadlines.expire(all, Duration.ofNanos(Math.max(0, deadline - System.nanoTime())),
+                () -> all.completeExceptionally(new TimeoutException()));
+        all.whenComplete((done, error) -> {
+            if (error == null) {
+                outcomes.complete(outcomes(claims, replies));
+                return;
+            }
+            Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+            outcomes.completeExceptionally(cause instanceof TimeoutException
+                    ? unavailable("Redis did not answer within " + properties.timeout().toMillis() + " ms", cause)
+                    : unavailable("Redis failed the claim (" + cause.getMessage() + ")", cause));
+        });
         return outcomes;
     }
 

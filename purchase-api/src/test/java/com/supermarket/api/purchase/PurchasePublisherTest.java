@@ -11,6 +11,7 @@ import static org.mockito.Mockito.mock;
 import static org.mockito.Mockito.never;
 import static org.mockito.Mockito.verify;
 
+import com.supermarket.api.Deadlines;
 import com.supermarket.api.broker.BlockedConnectionTracker;
 import com.supermarket.api.broker.ShardRouting;
 import com.supermarket.api.purchase.PublishRefusedException.Reason;
@@ -63,6 +64,7 @@ class PurchasePublisherTest {
     private final List<PurchasePublisher> publishers = new ArrayList<>();
     /** The idempotency store of the publishers made next; off unless a test sets one. */
     private IdempotencyStore idempotency = IdempotencyStore.OFF;
+    private final Deadlines deadlines = new Deadlines();
 
     /**
      * An idempotency store in memory, with the Redis store's semantics (first fingerprint wins,
@@ -135,12 +137,13 @@ class PurchasePublisherTest {
             publisher.destroy();
         }
         idempotency.close();
+        deadlines.destroy();
     }
 
     private PurchasePublisher publisher(boolean persistent, Duration confirmTimeout, PublishProperties.Batch batch) {
         PurchasePublisher publisher = new PurchasePublisher(template,
                 new PublishProperties(persistent, confirmTimeout, Duration.ofSeconds(1), batch), blocked, routing, idempotency,
-                registry);
+                deadlines, registry);
         publishers.add(publisher);
         return publisher;
     }
