@@ -180,7 +180,7 @@ public final class StoreCounts {
      */
     public List<Ranked> topItemsAtStore(int storeId, int limit) {
         requireStore(storeId);
-        TopK top = new TopK(limit);
+        requireLimit(limit);
         StoreRow row = rows.get(storeId - 1);
         if (row == null) {
             return List.of();
@@ -190,6 +190,7 @@ public final class StoreCounts {
                 return row.leaders(limit);
             }
         }
+        TopK top = new TopK(limit);
         int[] counts = row.counts;
         long threshold = 0;
         for (int i = 0; i < counts.length; i++) {
@@ -208,6 +209,7 @@ public final class StoreCounts {
      */
     public List<Ranked> topStoresForItem(int itemId, int limit) {
         requireItem(itemId);
+        requireLimit(limit);
         TopK top = new TopK(limit);
         int index = itemId - 1;
         long threshold = 0;
@@ -286,6 +288,12 @@ public final class StoreCounts {
     private void requireStore(int storeId) {
         if (!isKnownStore(storeId)) {
             throw new IllegalArgumentException("store " + storeId + " outside 1.." + maxStores);
+        }
+    }
+
+    private static void requireLimit(int limit) {
+        if (limit < 1) {
+            throw new IllegalArgumentException("limit must be at least 1: " + limit);
         }
     }
 

@@ -57,6 +57,16 @@ class StoreCountsTest {
     }
 
     @Test
+    void aLimitBelowOneIsRefusedWhetherOrNotTheStoreSold() {
+        StoreCounts counts = new StoreCounts(4, 10, 16);
+        counts.apply(purchase(1, new PurchaseItem(1, 1)));
+
+        assertThatIllegalArgumentException().isThrownBy(() -> counts.topItemsAtStore(1, 0));
+        assertThatIllegalArgumentException().isThrownBy(() -> counts.topItemsAtStore(2, 0));
+        assertThatIllegalArgumentException().isThrownBy(() -> counts.topStoresForItem(1, 0));
+    }
+
+    @Test
     void outOfRangeStoresAndItemsChangeNothing() {
         StoreCounts counts = new StoreCounts(4, 10, 16);
 
