@@ -33,6 +33,9 @@ record RunSettings(URI baseUrl, String label, RunParameters parameters, Path csv
      */
     static final Duration PAUSE_RETRIES_AFTER = Duration.ofMinutes(2);
 
+    /** Offsets of a store's GET cycle ({@link #getsAfter}): millionths of one cycle. */
+    static final long GET_OFFSETS = 1_000_000L;
+
     RunSettings {
         watchedPids = Map.copyOf(watchedPids);
     }
@@ -50,16 +53,25 @@ record RunSettings(URI baseUrl, String label, RunParameters parameters, Path csv
         return Phase.HOURS_OPEN * parameters.purchasesPerHour();
     }
 
-    /** GETs each store sends after {@code posts} POSTs; integer arithmetic keeps the total exact. */
-    long getsAfter(long posts) {
-        return posts * getRatioMillionths() / 1_000_000L;
+    /**
+     * GETs a store has sent once it has sent {@code posts} POSTs: one per 1/ratio POSTs, the
+     * whole cycle moved forward by the store's {@code offset} (0 to {@link #GET_OFFSETS} - 1,
+     * a fraction of one cycle), so that stores sending their POSTs in step do not also ask in
+     * step. Integer arithmetic, capped at the store's total, so the total stays exact.
+     */
+    long getsAfter(long posts, long offset) {
+        return Math.min((posts * getRatioMillionths() + offset) / GET_OFFSETS, getsPerStore());
     }
 
     long expectedRequests() {
-        return (long) parameters.maxStores() * (postsPerStore() + getsAfter(postsPerStore()));
+        return (long) parameters.maxStores() * (postsPerStore() + getsPerStore());
+    }
+
+    private long getsPerStore() {
+        return postsPerStore() * getRatioMillionths() / GET_OFFSETS;
     }
 
     private long getRatioMillionths() {
-        return Math.round(parameters.getRatio() * 1_000_000L);
+        return Math.round(parameters.getRatio() * GET_OFFSETS);
     }
 }

@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -82,6 +83,34 @@ class LoadRunTest {
             assertThat(result.latency().get(RequestType.GET_STORE).count()).isEqualTo(36);
             assertThat(result.latency().get(RequestType.GET_TOP10).count()).isEqualTo(36);
             assertThat(result.successful()).isEqualTo(432);
+        }
+    }
+
+    @Test
+    void eachStoreAsksAtItsOwnPointOfTheGetCycle() throws Exception {
+        try (StubApi api = new StubApi(request -> request.method().equals("POST") ? 201 : 200)) {
+            RunParameters parameters = new RunParameters(8, 1000, 100_000, 10, 5, "20210101", 0.1, 0, 10, 0);
+            Runs.run(api.baseUrl(), parameters, null);
+
+            // A store's first query is about its own store; count the store's POSTs before it.
+            Map<Integer, Integer> postsBeforeFirstGet = new ConcurrentHashMap<>();
+            Map<Integer, Integer> posts = new ConcurrentHashMap<>();
+            Map<Integer, Integer> gets = new ConcurrentHashMap<>();
+            for (StubApi.Request request : api.requests()) {
+                if (request.method().equals("POST")) {
+                    posts.merge(Integer.parseInt(request.path().split("/")[2]), 1, Integer::sum);
+                } else if (request.path().startsWith("/items/store/")) {
+                    int store = Integer.parseInt(request.path().split("/")[3]);
+                    postsBeforeFirstGet.putIfAbsent(store, posts.getOrDefault(store, 0));
+                    gets.merge(store, 1, Integer::sum);
+                }
+            }
+            assertThat(postsBeforeFirstGet).hasSize(8).allSatisfy((store, count) -> assertThat(count).isBetween(1, 10));
+            assertThat(Set.copyOf(postsBeforeFirstGet.values())).as("POSTs before each store's first GET")
+                    .hasSizeGreaterThanOrEqualTo(4);
+            // 90 POSTs at 0.1: 9 GETs per store, alternating, so 5 of them about the own store.
+            assertThat(gets).hasSize(8).allSatisfy((store, count) -> assertThat(count).isEqualTo(5));
+            assertThat(api.requests()).hasSize(8 * (90 + 9));
         }
     }
 
