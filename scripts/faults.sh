@@ -285,8 +285,9 @@ run_fault() {
   accepted="$(accepted_purchases "$result")"
   final="$(sed -n 's/^ *"failed" *: *\([0-9][0-9]*\).*/\1/p' "$result" | head -n 1)"
   wait_for_drain "$accepted" 0 0
-  lost=$(( (accepted > STORED ? accepted - STORED : 0) + (accepted > COUNTED ? accepted - COUNTED : 0) ))
-  duplicated=$(( (STORED > accepted ? STORED - accepted : 0) + (COUNTED > accepted ? COUNTED - accepted : 0) ))
+  # A till's final failure (after its retries) promises nothing either way.
+  pipeline_breaches "$accepted" "$final"
+  lost=$LOST duplicated=$DUPLICATED
   throughput="$(awk -v n="$accepted" -v s="$start" -v e="$end" 'BEGIN { printf "%.0f", n / (e - s) }')"
   [[ "$fault" != none || -f "$RUN_DIR/baseline.txt" ]] || echo "$throughput" >"$RUN_DIR/baseline.txt"
   baseline="$(cat "$RUN_DIR/baseline.txt" 2>/dev/null || true)"
