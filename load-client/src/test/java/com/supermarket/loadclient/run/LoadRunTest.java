@@ -7,6 +7,7 @@ import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -93,9 +94,9 @@ class LoadRunTest {
             Runs.run(api.baseUrl(), parameters, null);
 
             // A store's first query is about its own store; count the store's POSTs before it.
-            Map<Integer, Integer> postsBeforeFirstGet = new ConcurrentHashMap<>();
-            Map<Integer, Integer> posts = new ConcurrentHashMap<>();
-            Map<Integer, Integer> gets = new ConcurrentHashMap<>();
+            Map<Integer, Integer> postsBeforeFirstGet = new HashMap<>();
+            Map<Integer, Integer> posts = new HashMap<>();
+            Map<Integer, Integer> gets = new HashMap<>();
             for (StubApi.Request request : api.requests()) {
                 if (request.method().equals("POST")) {
                     posts.merge(Integer.parseInt(request.path().split("/")[2]), 1, Integer::sum);
