@@ -12,9 +12,10 @@ import org.flywaydb.core.api.output.MigrateResult;
  * <pre>java -Dloader.main=com.supermarket.purchases.storage.mysql.Migrations \
  *      org.springframework.boot.loader.launch.PropertiesLauncher</pre>
  *
- * <p>It reads {@code MYSQL_URL}, {@code MYSQL_MIGRATION_USERNAME} and
- * {@code MYSQL_MIGRATION_PASSWORD} and applies the same migrations, from the same location, as
- * the service does when it migrates in-process (the default, for local runs).
+ * <p>It reads {@code MYSQL_URL}, {@code MYSQL_MIGRATION_USERNAME},
+ * {@code MYSQL_MIGRATION_PASSWORD} and {@code MYSQL_CONNECT_RETRIES} and applies the same
+ * migrations, from the same location, as the service does when it migrates in-process (the
+ * default, for local runs).
  */
 public final class Migrations {
 
@@ -30,14 +31,33 @@ public final class Migrations {
     private Migrations() {
     }
 
-    /** Migrates the schema at {@code url} as {@code user}; returns what was applied. */
-    public static MigrateResult migrate(String url, String user, String password) {
-        return Flyway.configure().dataSource(url, user, password).locations(LOCATION).load().migrate();
+    /**
+     * Attempts to reach a database that does not answer yet ({@code MYSQL_CONNECT_RETRIES}), as
+     * the service's own migrations wait ({@code spring.flyway.connect-retries} of the mysql
+     * profile): 1 s apart, doubling up to {@link #CONNECT_RETRIES_INTERVAL_SECONDS}, about 9
+     * minutes, a warning per attempt; an init container started beside its database waits
+     * rather than failing into Kubernetes' restart backoff.
+     */
+    public static final int DEFAULT_CONNECT_RETRIES = 60;
+
+    /** The longest wait between two of those attempts. */
+    public static final int CONNECT_RETRIES_INTERVAL_SECONDS = 10;
+
+    /**
+     * Migrates the schema at {@code url} as {@code user}, trying up to {@code connectRetries}
+     * more times while the database cannot be reached; returns what was applied.
+     */
+    public static MigrateResult migrate(String url, String user, String password, int connectRetries) {
+        return Flyway.configure().dataSource(url, user, password).locations(LOCATION)
+                .connectRetries(connectRetries).connectRetriesInterval(CONNECT_RETRIES_INTERVAL_SECONDS)
+                .load().migrate();
     }
 
     public static void main(String[] args) {
         String url = required("MYSQL_URL");
-        MigrateResult result = migrate(url, required("MYSQL_MIGRATION_USERNAME"), System.getenv().getOrDefault("MYSQL_MIGRATION_PASSWORD", ""));
+        String retries = System.getenv("MYSQL_CONNECT_RETRIES");
+        MigrateResult result = migrate(url, required("MYSQL_MIGRATION_USERNAME"), System.getenv().getOrDefault("MYSQL_MIGRATION_PASSWORD", ""),
+                retries == null || retries.isBlank() ? DEFAULT_CONNECT_RETRIES : Integer.parseInt(retries.strip()));
         // A one-off step's output is its log: one line, no secrets.
         System.out.printf("schema at %s: %d migration(s) applied, now at version %s%n", url.replaceAll("\\?.*", ""),
                 result.migrationsExecuted, result.targetSchemaVersion == null ? result.initialSchemaVersion : result.targetSchemaVersion);

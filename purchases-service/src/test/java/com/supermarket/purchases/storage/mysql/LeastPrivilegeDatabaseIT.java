@@ -5,12 +5,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.supermarket.contract.Purchase;
 import com.supermarket.contract.PurchaseItem;
+import com.supermarket.contract.testing.TcpProxy;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.temporal.ChronoUnit;
@@ -59,9 +61,9 @@ class LeastPrivilegeDatabaseIT {
 
     @Test
     void theMigrationUserMakesTheSchemaAndTheRuntimeUserOnlyStoresAndReads() throws SQLException {
-        assertThatThrownBy(() -> Migrations.migrate(url(), runtime, runtimePassword))
+        assertThatThrownBy(() -> Migrations.migrate(url(), runtime, runtimePassword, 0))
                 .as("the runtime user migrates").hasStackTraceContaining("denied");
-        assertThat(Migrations.migrate(url(), migrator, migratorPassword).migrationsExecuted).isEqualTo(2);
+        assertThat(Migrations.migrate(url(), migrator, migratorPassword, 0).migrationsExecuted).isEqualTo(2);
 
         SimpleDriverDataSource runtimeData = new SimpleDriverDataSource(DriverManager.getDriver(url()), url(), runtime, runtimePassword);
         MysqlPurchaseRepository repository = new MysqlPurchaseRepository(new JdbcTemplate(runtimeData),
@@ -91,8 +93,26 @@ class LeastPrivilegeDatabaseIT {
         assertThat(repository.findById(purchase.purchaseId())).as("untouched").contains(purchase);
     }
 
+    /**
+     * The one-off migrations (the chart's init container) wait for a database that does not
+     * answer yet, as the service does: here one that refuses every connection for its first 2 s.
+     */
+    @Test
+    void theMigrationsWaitForADatabaseThatDoesNotAnswerYet() {
+        try (TcpProxy starting = new TcpProxy(HOST, PORT)) {
+            starting.cut(Duration.ofSeconds(2));
+
+            assertThat(Migrations.migrate(url(starting.port()), migrator, migratorPassword, 5).migrationsExecuted)
+                    .isEqualTo(2);
+        }
+    }
+
     private String url() {
-        return "jdbc:mysql://" + HOST + ":" + PORT + "/" + database;
+        return url(PORT);
+    }
+
+    private String url(int port) {
+        return "jdbc:mysql://" + HOST + ":" + port + "/" + database;
     }
 
     private static void execute(Connection connection, String sql) throws SQLException {
