@@ -55,12 +55,23 @@ public final class Migrations {
 
     public static void main(String[] args) {
         String url = required("MYSQL_URL");
-        String retries = System.getenv("MYSQL_CONNECT_RETRIES");
         MigrateResult result = migrate(url, required("MYSQL_MIGRATION_USERNAME"), System.getenv().getOrDefault("MYSQL_MIGRATION_PASSWORD", ""),
-                retries == null || retries.isBlank() ? DEFAULT_CONNECT_RETRIES : Integer.parseInt(retries.strip()));
+                connectRetries());
         // A one-off step's output is its log: one line, no secrets.
         System.out.printf("schema at %s: %d migration(s) applied, now at version %s%n", url.replaceAll("\\?.*", ""),
                 result.migrationsExecuted, result.targetSchemaVersion == null ? result.initialSchemaVersion : result.targetSchemaVersion);
+    }
+
+    private static int connectRetries() {
+        String retries = System.getenv("MYSQL_CONNECT_RETRIES");
+        if (retries == null || retries.isBlank()) {
+            return DEFAULT_CONNECT_RETRIES;
+        }
+        try {
+            return Integer.parseUnsignedInt(retries.strip());
+        } catch (NumberFormatException e) {
+            throw new IllegalStateException("MYSQL_CONNECT_RETRIES must be a whole number of attempts, not '" + retries + "'");
+        }
     }
 
     private static String required(String name) {
