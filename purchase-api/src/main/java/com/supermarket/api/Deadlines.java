@@ -5,6 +5,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.stereotype.Component;
 
@@ -36,6 +37,14 @@ public class Deadlines implements DisposableBean {
         }
         ScheduledFuture<?> expiry = timer.schedule(expire, timeout.toNanos(), TimeUnit.NANOSECONDS);
         future.whenComplete((result, error) -> expiry.cancel(false));
+    }
+
+    /**
+     * Fails {@code future} with a {@link TimeoutException} once {@code timeout} has passed, unless
+     * it completed first: {@link CompletableFuture#orTimeout} on this timer.
+     */
+    public void timeOut(CompletableFuture<?> future, Duration timeout) {
+        expire(future, timeout, () -> future.completeExceptionally(new TimeoutException()));
     }
 
     /** The timers waiting to run: those of the futures not yet complete. */

@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -45,6 +46,17 @@ class DeadlinesTest {
         assertThat(deadlines.pending()).as("the completed future's timer left the queue").isEqualTo(1);
         await().atMost(Duration.ofSeconds(5)).until(late::isDone);
         assertThat(expired).as("the completed future's expiry never ran").hasValue(0);
+    }
+
+    @Test
+    void aTimedOutFutureFailsWithATimeoutException() {
+        CompletableFuture<String> future = new CompletableFuture<>();
+
+        deadlines.timeOut(future, Duration.ofMillis(50));
+
+        await().atMost(Duration.ofSeconds(5)).until(future::isDone);
+        assertThat(future).failsWithin(Duration.ZERO).withThrowableThat().withCauseInstanceOf(TimeoutException.class);
+        assertThat(deadlines.pending()).isZero();
     }
 
     @Test

@@ -389,7 +389,7 @@ class PurchasePublisher implements DisposableBean {
         }
         batchSize.record(batch.size());
         CompletableFuture<CorrelationData.Confirm> confirmed = correlation.getFuture();
-        deadlines.expire(confirmed, properties.confirmTimeout(), () -> confirmed.completeExceptionally(new TimeoutException()));
+        deadlines.timeOut(confirmed, properties.confirmTimeout());
         confirmed.whenComplete((confirm, error) -> {
             PublishRefusedException refused = refusal(correlation, confirm, error);
             if (refused == null) {

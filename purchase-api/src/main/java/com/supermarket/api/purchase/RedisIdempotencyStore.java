@@ -118,8 +118,7 @@ final class RedisIdempotencyStore implements IdempotencyStore {
         }
         CompletableFuture<List<Outcome>> outcomes = new CompletableFuture<>();
         CompletableFuture<Void> all = CompletableFuture.allOf(replies);
-        deadlines.expire(all, Duration.ofNanos(Math.max(0, deadline - System.nanoTime())),
-                () -> all.completeExceptionally(new TimeoutException()));
+        deadlines.timeOut(all, Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
         all.whenComplete((done, error) -> {
             if (error == null) {
                 outcomes.complete(outcomes(claims, replies));
