@@ -209,8 +209,7 @@ public final class StoreCounts {
      */
     public List<Ranked> topStoresForItem(int itemId, int limit) {
         requireItem(itemId);
-        requireLimit(limit);
-        TopK top = new TopK(limit);
+        TopK top = new TopK(limit); // refuses a limit below 1
         int index = itemId - 1;
         long threshold = 0;
         for (int store = 0; store < maxStores; store++) {
