@@ -31,8 +31,8 @@ import tools.jackson.databind.JsonNode;
 /**
  * MySQL / MariaDB store: one row per purchase, its item lines in a JSON column
  * ({@code [[itemId, quantity], ...]}), written one batch per transaction with explicit multi-row
- * {@code INSERT IGNORE} statements. {@code INSERT IGNORE} on the primary key makes a redelivery
- * a no-op, and the affected-row count tells exactly how many were new, which is how duplicates
+ * {@code INSERT IGNORE} statements. The rows are clustered by an auto-increment sequence, so
+ * they append; {@code INSERT IGNORE} on the unique purchase id makes a redelivery a no-op, and the affected-row count tells exactly how many were new, which is how duplicates
  * are counted (a JDBC batch rewritten by the driver reports no per-row counts). Thread-safe:
  * stateless over a pooled {@link JdbcTemplate}.
  */

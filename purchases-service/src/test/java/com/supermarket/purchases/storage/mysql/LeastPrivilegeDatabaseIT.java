@@ -33,6 +33,9 @@ import org.springframework.jdbc.datasource.SimpleDriverDataSource;
  */
 class LeastPrivilegeDatabaseIT {
 
+    /** The versions under {@code db/migration}. */
+    private static final int MIGRATIONS = 3;
+
     private static final String HOST = env("MYSQL_HOST", "127.0.0.1");
     private static final int PORT = Integer.parseInt(env("MYSQL_PORT", "3306"));
 
@@ -63,7 +66,7 @@ class LeastPrivilegeDatabaseIT {
     void theMigrationUserMakesTheSchemaAndTheRuntimeUserOnlyStoresAndReads() throws SQLException {
         assertThatThrownBy(() -> Migrations.migrate(url(), runtime, runtimePassword, 0))
                 .as("the runtime user migrates").hasStackTraceContaining("denied");
-        assertThat(Migrations.migrate(url(), migrator, migratorPassword, 0).migrationsExecuted).isEqualTo(2);
+        assertThat(Migrations.migrate(url(), migrator, migratorPassword, 0).migrationsExecuted).isEqualTo(MIGRATIONS);
 
         SimpleDriverDataSource runtimeData = new SimpleDriverDataSource(DriverManager.getDriver(url()), url(), runtime, runtimePassword);
         MysqlPurchaseRepository repository = new MysqlPurchaseRepository(new JdbcTemplate(runtimeData),
@@ -103,7 +106,7 @@ class LeastPrivilegeDatabaseIT {
             starting.cut(Duration.ofSeconds(2));
 
             assertThat(Migrations.migrate(url(starting.port()), migrator, migratorPassword, 5).migrationsExecuted)
-                    .isEqualTo(2);
+                    .isEqualTo(MIGRATIONS);
         }
     }
 
