@@ -1,6 +1,7 @@
 package com.supermarket.purchases.ingest;
 
 import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.ShutdownSignalException;
 import com.supermarket.contract.MalformedMessageException;
 import com.supermarket.contract.Parking;
 import com.supermarket.contract.Purchase;
@@ -18,6 +19,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.MessageProperties;
+import org.springframework.amqp.rabbit.connection.ChannelProxy;
 import org.springframework.amqp.rabbit.listener.api.ChannelAwareMessageListener;
 import org.springframework.stereotype.Component;
 
@@ -64,8 +66,25 @@ class PurchaseBatchListener implements ChannelAwareMessageListener {
                 .description("Deliveries requeued (or finally parked) after an unexpected error").register(registry);
     }
 
+    /**
+     * Settles the delivery on the channel it came on. The container hands over a caching proxy,
+     * which after a lost connection opens a fresh channel for the next call: an ack sent there
+     * names a tag that channel never delivered, and the broker closes it (406). A closed channel
+     * instead leaves the message to the broker, which redelivers it; the store ignores what it
+     * holds already.
+     */
     @Override
-    public void onMessage(Message message, Channel channel) throws Exception {
+    public void onMessage(Message message, Channel consumerChannel) throws Exception {
+        Channel channel = consumerChannel instanceof ChannelProxy proxy ? proxy.getTargetChannel() : consumerChannel;
+        try {
+            settle(message, channel);
+        } catch (ShutdownSignalException e) {
+            log.info("The channel of a message from {} closed before it was settled; the broker redelivers it: {}",
+                    message.getMessageProperties().getConsumerQueue(), e.getMessage());
+        }
+    }
+
+    private void settle(Message message, Channel channel) throws Exception {
         MessageProperties properties = message.getMessageProperties();
         long tag = properties.getDeliveryTag();
         PurchaseBatch.Decoded decoded;
@@ -98,6 +117,8 @@ class PurchaseBatchListener implements ChannelAwareMessageListener {
             log.info("Stopping: requeued a message of {} purchase(s) that was waiting for the store",
                     decoded.purchases().size());
             Thread.currentThread().interrupt();
+        } catch (ShutdownSignalException e) {
+            throw e; // the channel, not the message: nothing to count or requeue
         } catch (Exception e) {
             requeueOrPark(channel, tag, key(message.getBody()), e);
         }

@@ -6,13 +6,17 @@ import static org.mockito.ArgumentMatchers.any;
 import static org.mockito.ArgumentMatchers.anyBoolean;
 import static org.mockito.ArgumentMatchers.anyLong;
 import static org.mockito.ArgumentMatchers.eq;
+import static org.mockito.Mockito.doThrow;
 import static org.mockito.Mockito.mock;
 import static org.mockito.Mockito.never;
 import static org.mockito.Mockito.times;
 import static org.mockito.Mockito.verify;
+import static org.mockito.Mockito.when;
 
 import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.AlreadyClosedException;
 import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.ShutdownSignalException;
 import com.supermarket.contract.Purchase;
 import com.supermarket.contract.PurchaseBatch;
 import com.supermarket.contract.PurchaseItem;
@@ -38,6 +42,7 @@ import org.junit.jupiter.api.Test;
 import org.mockito.ArgumentCaptor;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.MessageProperties;
+import org.springframework.amqp.rabbit.connection.ChannelProxy;
 import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.dao.DataIntegrityViolationException;
 
@@ -62,6 +67,30 @@ class PurchaseBatchListenerTest {
         assertThat(repository.batches).containsExactly(2);
         verify(channel).basicAck(5, true);
         assertThat(registry.counter("purchases.stored").count()).isEqualTo(2);
+    }
+
+    @Test
+    void acknowledgesOnTheChannelTheMessageCameOnNotThroughTheCachingProxy() throws Exception {
+        ChannelProxy proxy = mock(ChannelProxy.class);
+        when(proxy.getTargetChannel()).thenReturn(channel);
+
+        listener.onMessage(batch(5, WireFormat.encode(purchase(1))), proxy);
+
+        verify(channel).basicAck(5, true);
+        verify(proxy, never()).basicAck(anyLong(), anyBoolean());
+    }
+
+    @Test
+    void leavesAMessageWhoseChannelClosedWhileItWasStoredToTheBroker() throws Exception {
+        Purchase stored = purchase(1);
+        doThrow(new AlreadyClosedException(new ShutdownSignalException(true, false, null, null)))
+                .when(channel).basicAck(anyLong(), anyBoolean());
+
+        listener.onMessage(batch(5, WireFormat.encode(stored)), channel);
+
+        assertThat(repository.stored).containsOnlyKeys(stored.purchaseId());
+        verify(channel, never()).basicNack(anyLong(), anyBoolean(), anyBoolean());
+        assertThat(registry.counter("purchases.errors").count()).as("not an error of the message").isZero();
     }
 
     @Test
