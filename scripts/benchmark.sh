@@ -34,11 +34,13 @@
 #                           started here and stopped afterwards), replicated topology mode
 #   --topology-mode MODE    with --cluster: replicated (default) or sharded
 #   --warmup-per-hour N     after each start of the services, first a warm-up run at the
-#                           largest store count with N purchases/hour/store (default 30: 69,120
-#                           POSTs at 256 stores), pipeline-checked like the others but left out
-#                           of the report, so the runs measure warm JVMs rather than the JIT
-#                           compiling them (a first run on fresh JVMs spends about twice the
-#                           API's steady CPU per purchase); 0: no warm-up
+#                           largest store count with N purchases/hour/store (default 90: 207,360
+#                           POSTs at 256 stores, and the GETs of any --get-ratio), pipeline-checked
+#                           like the others but left out of the report, so the runs measure warm
+#                           JVMs rather than the JIT compiling them (a first run on fresh JVMs
+#                           spends about twice the API's steady CPU per purchase; after a warm-up
+#                           of 30, with 6,912 GETs in it, the closed loop with 10 % GETs still
+#                           ran 11-13 % below its warm rate); 0: no warm-up
 #   --run-dir DIR           output folder (default runs/benchmark-<UTC time>)
 #   -h, --help              this help
 # Environment: as scripts/run-local.sh (API_PORT, SERVICE_JAVA_OPTS, ...), except that the MySQL
@@ -67,7 +69,7 @@ down_for=3
 cluster=false
 topology_mode=replicated
 run_dir=""
-warmup_per_hour=30
+warmup_per_hour=90
 extra=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
