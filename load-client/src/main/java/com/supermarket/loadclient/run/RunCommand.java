@@ -1,5 +1,6 @@
 package com.supermarket.loadclient.run;
 
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.net.URI;
 import java.nio.file.Path;
@@ -9,12 +10,14 @@ import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
 import java.time.format.ResolverStyle;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
 import com.supermarket.loadclient.result.ResultFiles;
 import com.supermarket.loadclient.result.RunParameters;
 import com.supermarket.loadclient.result.RunResult;
+import com.supermarket.loadclient.stub.StubServer;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -97,6 +100,12 @@ public final class RunCommand implements Callable<Integer> {
     @Option(names = "--watch-pid", paramLabel = "NAME=PID", description = "Also measure this process's CPU time over the run (Linux); repeatable.")
     private Map<String, Long> watchedPids = new LinkedHashMap<>();
 
+    @Option(names = "--client-warm-up", negatable = true, defaultValue = "true", fallbackValue = "true", description = {
+            "First send the same kind of requests, up to 64 stores and about 20,000 POSTs, to a stub inside",
+            "this process, unreported, so the run's first requests are not timed while the client itself is",
+            "still cold (a fresh JVM's first ~300 ms read 140-200 ms against a stub). --no-client-warm-up: off." })
+    private boolean clientWarmUp = true;
+
     @Option(names = "--progress", description = "Progress on stderr: ${COMPLETION-CANDIDATES}.")
     private ProgressMode progress = ProgressMode.AUTO;
 
@@ -113,6 +122,9 @@ public final class RunCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         RunSettings settings = settings();
         PrintStream err = System.err;
+        if (clientWarmUp) {
+            warmUp(settings, err);
+        }
         RunResult result = new LoadRun(settings, err).execute();
         if (out != null) {
             ResultFiles.write(result, out);
@@ -122,10 +134,21 @@ public final class RunCommand implements Callable<Integer> {
             System.out.println("  results      " + out);
         }
         if (csv != null) {
-            System.out.printf(java.util.Locale.ROOT, "  csv          %s (writer thread busy %.2f s of %.1f s)%n", csv,
+            System.out.printf(Locale.ROOT, "  csv          %s (writer thread busy %.2f s of %.1f s)%n", csv,
                     result.csvWriterBusySeconds(), result.wallTimeSeconds());
         }
         return result.successful() > 0 ? 0 : 2;
+    }
+
+    /** Runs {@link RunSettings#warmUpAgainst} against a {@link StubServer} of its own, then closes it. */
+    private static void warmUp(RunSettings settings, PrintStream err) throws InterruptedException {
+        long start = System.nanoTime();
+        try (StubServer stub = StubServer.start("127.0.0.1", 0, 1)) {
+            RunResult warmUp = new LoadRun(settings.warmUpAgainst(URI.create("http://127.0.0.1:" + stub.port())),
+                    new PrintStream(OutputStream.nullOutputStream())).execute();
+            err.printf(Locale.ROOT, "[load-client] warmed up against a stub of its own: %,d requests in %.1f s, not reported%n",
+                    warmUp.successful(), (System.nanoTime() - start) / 1e9);
+        }
     }
 
     private RunSettings settings() {

@@ -36,8 +36,27 @@ record RunSettings(URI baseUrl, String label, RunParameters parameters, Path csv
     /** Offsets of a store's GET cycle ({@link #getsAfter}): millionths of one cycle. */
     static final long GET_OFFSETS = 1_000_000L;
 
+    /** At most this many stores in the client's own warm-up ({@link #warmUpAgainst}). */
+    static final int WARM_UP_STORES = 64;
+
+    /** Purchases per store-hour of the warm-up: at 64 stores 20,160 POSTs, plus the GETs of the ratio. */
+    static final int WARM_UP_PER_HOUR = 35;
+
     RunSettings {
         watchedPids = Map.copyOf(watchedPids);
+    }
+
+    /**
+     * The client's own warm-up: the same requests (items, dates, GET ratio, keys) from up to
+     * {@link #WARM_UP_STORES} stores against {@code stub}, closed loop, recording nothing (no
+     * CSV, progress or watched processes) and retrying nothing.
+     */
+    RunSettings warmUpAgainst(URI stub) {
+        RunParameters p = parameters;
+        return new RunSettings(stub, label + " (client warm-up)",
+                new RunParameters(Math.min(p.maxStores(), WARM_UP_STORES), p.customersPerStore(), p.maxItemId(),
+                        WARM_UP_PER_HOUR, p.itemsPerPurchase(), p.date(), p.getRatio(), 0, p.timeoutSeconds(), 0),
+                null, ProgressMode.OFF, sampleInterval, seed, ioThreads, Map.of(), pauseRetriesAfter, tillKeys);
     }
 
     RetryPolicy retryPolicy() {

@@ -2,8 +2,12 @@ package com.supermarket.loadclient.run;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.util.Locale;
 
 import org.junit.jupiter.api.Test;
 
@@ -18,6 +22,29 @@ class RunCommandTest {
         assertThat(usage).contains("http://localhost:8080", "Default: 1000", "Default: 100000", "Default: 300",
                 "Default: 5", "Default: 20210101", "--label", "--csv", "--out", "--rate", "--get-ratio", "--retries",
                 "Default: " + RunCommand.RETRIES_RIDING_OUT_A_RESTART, "Retry-After", "--io-threads", "--watch-pid");
+    }
+
+    @Test
+    void warmsUpAgainstAStubOfItsOwnSoTheServerSeesOnlyTheProfile() throws Exception {
+        try (StubApi api = new StubApi(request -> request.method().equals("POST") ? 201 : 200)) {
+            StringWriter err = new StringWriter();
+            PrintStream stderr = System.err;
+            ByteArrayOutputStream captured = new ByteArrayOutputStream();
+            System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+            int status;
+            try {
+                status = new CommandLine(new RunCommand()).setErr(new PrintWriter(err)).execute("--base-url",
+                        api.baseUrl().toString(), "--max-stores", "2", "--purchases-per-hour", "2", "--get-ratio", "0.5",
+                        "--progress", "OFF");
+            } finally {
+                System.setErr(stderr);
+            }
+
+            assertThat(status).isZero();
+            assertThat(api.requests()).as("2 stores x 9 hours x 2 POSTs, and a GET per two").hasSize(2 * 18 + 2 * 9);
+            assertThat(captured.toString(StandardCharsets.UTF_8))
+                    .contains("warmed up against a stub of its own: " + String.format(Locale.ROOT, "%,d", 2 * (9 * 35 + 9 * 35 / 2)));
+        }
     }
 
     @Test
