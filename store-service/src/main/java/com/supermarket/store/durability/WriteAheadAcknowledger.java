@@ -20,7 +20,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.amqp.rabbit.connection.ChannelProxy;
 
 /**
  * Durable before ack. Each counted message becomes one write-ahead log record, appended (to
@@ -118,12 +117,11 @@ final class WriteAheadAcknowledger implements Acknowledger, AutoCloseable {
 
     @Override
     public void acknowledge(Channel channel, long deliveryTag, List<Purchase> counted) {
-        Channel target = channel instanceof ChannelProxy proxy ? proxy.getTargetChannel() : channel;
         // Encoding outside the monitor keeps the serial part to a buffer copy.
         var frame = counted.isEmpty() ? null : LogRecords.encode(counted);
         synchronized (pendingMonitor) {
             long position = frame == null ? countsLog.appendedPosition() : countsLog.append(frame);
-            pending.add(new PendingAck(target, deliveryTag, position));
+            pending.add(new PendingAck(channel, deliveryTag, position));
             if (pending.size() == 1 || pending.size() == properties.groupMessages()) {
                 pendingMonitor.notifyAll();
             }

@@ -1,0 +1,47 @@
+package com.supermarket.store.ingest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.when;
+
+import com.rabbitmq.client.Channel;
+import com.supermarket.contract.Purchase;
+import com.supermarket.contract.PurchaseBatch;
+import com.supermarket.contract.PurchaseItem;
+import com.supermarket.contract.WireFormat;
+import com.supermarket.store.counts.StoreCounts;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+import org.springframework.amqp.core.Message;
+import org.springframework.amqp.core.MessageProperties;
+import org.springframework.amqp.rabbit.connection.ChannelProxy;
+
+class PurchaseListenerTest {
+
+    private record Acknowledged(Channel channel, long deliveryTag, List<Purchase> counted) {
+    }
+
+    @Test
+    void hasTheMessageAcknowledgedOnTheChannelItCameOnNotThroughTheCachingProxy() throws Exception {
+        List<Acknowledged> acknowledged = new ArrayList<>();
+        PurchaseListener listener = new PurchaseListener(new StoreCounts(10, 1000, 100),
+                (channel, tag, counted) -> acknowledged.add(new Acknowledged(channel, tag, counted)), new SimpleMeterRegistry());
+        Channel delivering = mock(Channel.class);
+        ChannelProxy proxy = mock(ChannelProxy.class);
+        when(proxy.getTargetChannel()).thenReturn(delivering);
+        Purchase purchase = new Purchase(UUID.randomUUID(), 3, 3000, LocalDate.of(2021, 1, 1),
+                List.of(new PurchaseItem(7, 2)), Instant.parse("2021-01-01T10:00:00Z"));
+        MessageProperties properties = new MessageProperties();
+        properties.setDeliveryTag(9);
+        properties.setType(PurchaseBatch.MESSAGE_TYPE);
+
+        listener.onMessage(new Message(PurchaseBatch.frame(List.of(WireFormat.encode(purchase))), properties), proxy);
+
+        assertThat(acknowledged).containsExactly(new Acknowledged(delivering, 9, List.of(purchase)));
+    }
+}
