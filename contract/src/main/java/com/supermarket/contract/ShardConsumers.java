@@ -14,10 +14,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.amqp.AmqpException;
 import org.springframework.amqp.core.AcknowledgeMode;
-import org.springframework.amqp.core.MessageListener;
+import org.springframework.amqp.rabbit.connection.ChannelProxy;
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 import org.springframework.amqp.rabbit.listener.AsyncConsumerStartedEvent;
 import org.springframework.amqp.rabbit.listener.DirectMessageListenerContainer;
+import org.springframework.amqp.rabbit.listener.api.ChannelAwareMessageListener;
 import org.springframework.context.SmartLifecycle;
 
 /**
@@ -101,10 +102,11 @@ public final class ShardConsumers implements SmartLifecycle {
      * @param setup             prepares the broker before the first discovery; its management
      *                          client lists the shard queues
      * @param settings          consumers, prefetch, intervals
-     * @param listener          handles each delivery and acknowledges it itself (manual ack)
+     * @param listener          handles each delivery and acknowledges it itself (manual ack), on
+     *                          the channel it is given ({@link #onDeliveringChannel})
      */
     public ShardConsumers(String exchange, ConnectionFactory connectionFactory, BrokerSetup setup, Settings settings,
-                          MessageListener listener) {
+                          ChannelAwareMessageListener listener) {
         this.exchange = exchange;
         this.setup = setup;
         this.settings = settings;
@@ -115,7 +117,7 @@ public final class ShardConsumers implements SmartLifecycle {
         container.setDefaultRequeueRejected(false);
         // A shard queue can vanish with its broker node; keep consuming the others.
         container.setMissingQueuesFatal(false);
-        container.setMessageListener(listener);
+        container.setMessageListener(onDeliveringChannel(listener));
         // Consumers lost with a connection are restarted by the container's monitor; 5 s rather
         // than the default 30 s keeps a broker blip from stalling consumption for long.
         container.setMonitorInterval(5_000);
@@ -240,6 +242,18 @@ public final class ShardConsumers implements SmartLifecycle {
      * Keeps the set of running consumers: added when the container announces one started,
      * removed when it drops one (channel closed, queue deleted, stopping).
      */
+    /**
+     * Hands {@code listener} the channel each delivery came on rather than the container's caching
+     * proxy: after a lost connection the proxy opens a fresh channel for the next call, and an
+     * ack sent there names a delivery tag that channel never gave out, so the broker closes it
+     * (406). On the delivering channel a closed channel fails the ack instead, and the broker
+     * redelivers the message.
+     */
+    public static ChannelAwareMessageListener onDeliveringChannel(ChannelAwareMessageListener listener) {
+        return (message, channel) -> listener.onMessage(message,
+                channel instanceof ChannelProxy proxy ? proxy.getTargetChannel() : channel);
+    }
+
     private static final class TrackingContainer extends DirectMessageListenerContainer {
 
         private final Set<Object> live = ConcurrentHashMap.newKeySet();

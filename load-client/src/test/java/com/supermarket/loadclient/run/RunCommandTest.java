@@ -43,7 +43,7 @@ class RunCommandTest {
             assertThat(status).isZero();
             assertThat(api.requests()).as("2 stores x 9 hours x 2 POSTs, and a GET per two").hasSize(2 * 18 + 2 * 9);
             assertThat(captured.toString(StandardCharsets.UTF_8))
-                    .contains("warmed up against a stub of its own: " + String.format(Locale.ROOT, "%,d", 2 * (9 * 35 + 9 * 35 / 2)));
+                    .contains("warmed up against a stub of its own: " + String.format(Locale.ROOT, "%,d", 2 * (9 * RunSettings.WARM_UP_PER_HOUR + 9 * RunSettings.WARM_UP_PER_HOUR / 2)));
         }
     }
 

@@ -19,7 +19,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.MessageProperties;
-import org.springframework.amqp.rabbit.connection.ChannelProxy;
 import org.springframework.amqp.rabbit.listener.api.ChannelAwareMessageListener;
 import org.springframework.stereotype.Component;
 
@@ -67,15 +66,13 @@ class PurchaseBatchListener implements ChannelAwareMessageListener {
     }
 
     /**
-     * Settles the delivery on the channel it came on. The container hands over a caching proxy,
-     * which after a lost connection opens a fresh channel for the next call: an ack sent there
-     * names a tag that channel never delivered, and the broker closes it (406). A closed channel
-     * instead leaves the message to the broker, which redelivers it; the store ignores what it
+     * Settles the delivery on {@code channel}, the one it came on
+     * ({@link com.supermarket.contract.ShardConsumers#onDeliveringChannel}). A channel closed
+     * meanwhile leaves the message to the broker, which redelivers it; the store ignores what it
      * holds already.
      */
     @Override
-    public void onMessage(Message message, Channel consumerChannel) throws Exception {
-        Channel channel = consumerChannel instanceof ChannelProxy proxy ? proxy.getTargetChannel() : consumerChannel;
+    public void onMessage(Message message, Channel channel) throws Exception {
         try {
             settle(message, channel);
         } catch (ShutdownSignalException e) {

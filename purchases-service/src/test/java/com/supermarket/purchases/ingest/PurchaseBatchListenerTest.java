@@ -20,6 +20,7 @@ import com.rabbitmq.client.ShutdownSignalException;
 import com.supermarket.contract.Purchase;
 import com.supermarket.contract.PurchaseBatch;
 import com.supermarket.contract.PurchaseItem;
+import com.supermarket.contract.ShardConsumers;
 import com.supermarket.contract.Topology;
 import com.supermarket.contract.WireFormat;
 import com.supermarket.purchases.storage.PurchaseRepository;
@@ -74,7 +75,7 @@ class PurchaseBatchListenerTest {
         ChannelProxy proxy = mock(ChannelProxy.class);
         when(proxy.getTargetChannel()).thenReturn(channel);
 
-        listener.onMessage(batch(5, WireFormat.encode(purchase(1))), proxy);
+        ShardConsumers.onDeliveringChannel(listener).onMessage(batch(5, WireFormat.encode(purchase(1))), proxy);
 
         verify(channel).basicAck(5, true);
         verify(proxy, never()).basicAck(anyLong(), anyBoolean());

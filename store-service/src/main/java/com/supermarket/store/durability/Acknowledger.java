@@ -18,7 +18,8 @@ public interface Acknowledger {
     /**
      * Called after {@code counted} (every purchase of the message that was applied or skipped as
      * a duplicate) went through the counts; acknowledges {@code deliveryTag} on {@code channel}
-     * (the one the delivery came on, not a caching proxy) now or once that is durable.
+     * (the one the delivery came on, {@code ShardConsumers.onDeliveringChannel}) now or once that
+     * is durable.
      */
     void acknowledge(Channel channel, long deliveryTag, List<Purchase> counted) throws IOException;
 }

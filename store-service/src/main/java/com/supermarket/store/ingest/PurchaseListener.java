@@ -19,7 +19,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.MessageProperties;
-import org.springframework.amqp.rabbit.connection.ChannelProxy;
 import org.springframework.amqp.rabbit.listener.api.ChannelAwareMessageListener;
 import org.springframework.stereotype.Component;
 
@@ -72,10 +71,7 @@ class PurchaseListener implements ChannelAwareMessageListener {
     }
 
     @Override
-    public void onMessage(Message message, Channel consumerChannel) throws Exception {
-        // Settled on the channel the delivery came on: the container's caching proxy would, after
-        // a lost connection, open a fresh channel that knows no such delivery tag (406).
-        Channel channel = consumerChannel instanceof ChannelProxy proxy ? proxy.getTargetChannel() : consumerChannel;
+    public void onMessage(Message message, Channel channel) throws Exception {
         MessageProperties properties = message.getMessageProperties();
         PurchaseBatch.Decoded decoded;
         try {

@@ -8,6 +8,7 @@ import com.rabbitmq.client.Channel;
 import com.supermarket.contract.Purchase;
 import com.supermarket.contract.PurchaseBatch;
 import com.supermarket.contract.PurchaseItem;
+import com.supermarket.contract.ShardConsumers;
 import com.supermarket.contract.WireFormat;
 import com.supermarket.store.counts.StoreCounts;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -27,7 +28,7 @@ class PurchaseListenerTest {
     }
 
     @Test
-    void hasTheMessageAcknowledgedOnTheChannelItCameOnNotThroughTheCachingProxy() throws Exception {
+    void isHandedTheChannelTheMessageCameOnNotTheCachingProxy() throws Exception {
         List<Acknowledged> acknowledged = new ArrayList<>();
         PurchaseListener listener = new PurchaseListener(new StoreCounts(10, 1000, 100),
                 (channel, tag, counted) -> acknowledged.add(new Acknowledged(channel, tag, counted)), new SimpleMeterRegistry());
@@ -40,7 +41,8 @@ class PurchaseListenerTest {
         properties.setDeliveryTag(9);
         properties.setType(PurchaseBatch.MESSAGE_TYPE);
 
-        listener.onMessage(new Message(PurchaseBatch.frame(List.of(WireFormat.encode(purchase))), properties), proxy);
+        ShardConsumers.onDeliveringChannel(listener)
+                .onMessage(new Message(PurchaseBatch.frame(List.of(WireFormat.encode(purchase))), properties), proxy);
 
         assertThat(acknowledged).containsExactly(new Acknowledged(delivering, 9, List.of(purchase)));
     }
