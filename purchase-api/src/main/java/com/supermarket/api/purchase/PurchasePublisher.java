@@ -30,6 +30,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.amqp.AmqpTimeoutException;
@@ -95,6 +96,11 @@ class PurchasePublisher implements DisposableBean {
     /** Publishes the batches whose keys were claimed; one thread, so they leave in order. */
     private final ExecutorService keyedSender;
     private volatile boolean closed;
+    /**
+     * While the sender sleeps out a batch's max-delay: how many queued purchases fill that batch
+     * (those of other buckets counted too: it then wakes early and sleeps again); 0 otherwise.
+     */
+    private volatile int lingerFills;
 
     /** Sender-thread state: what waits for a batch, by routing key, oldest first within each. */
     private final Map<String, ArrayDeque<Pending>> waiting = new HashMap<>();
@@ -192,6 +198,10 @@ class PurchasePublisher implements DisposableBean {
                     "the API is overloaded (" + settings.queueCapacity() + " purchases wait to be published); retry later",
                     null));
         }
+        int fills = lingerFills;
+        if (fills > 0 && queue.size() >= fills) {
+            LockSupport.unpark(sender);
+        }
         // Closed meanwhile: the sender's last drain may have missed this one; whoever removes it refuses it.
         if (closed && queue.remove(pending)) {
             return CompletableFuture.failedFuture(shuttingDown());
@@ -263,11 +273,18 @@ class PurchasePublisher implements DisposableBean {
             if (left <= 0) {
                 break;
             }
-            Pending next = queue.poll(left, TimeUnit.NANOSECONDS);
-            if (next == null) {
-                break;
+            // Sleeps through the linger rather than waking for each purchase: a request wakes it
+            // only once enough wait to fill the batch (see submit). Set before the check, so a
+            // request that comes between the two is seen by one or the other.
+            int missing = settings.maxSize() - bucket.size();
+            lingerFills = missing;
+            if (queue.size() < missing) {
+                LockSupport.parkNanos(this, left);
             }
-            add(next);
+            lingerFills = 0;
+            if (Thread.interrupted()) {
+                throw new InterruptedException();
+            }
             drain();
         }
         int size = Math.min(bucket.size(), settings.maxSize());

@@ -37,6 +37,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.amqp.AmqpConnectException;
@@ -325,6 +326,29 @@ class PurchasePublisherTest {
         assertThat(first).succeedsWithin(Duration.ofSeconds(5));
         assertThat(gathered).allSatisfy(future -> assertThat(future).succeedsWithin(Duration.ofSeconds(5)));
         assertThat(sent).extracting(message -> message.purchaseIds().size()).containsExactly(1, 4, 4, 2);
+    }
+
+    @Test
+    void aBusyPublisherSleepingOutALongMaxDelayLeavesAsSoonAsABatchIsFull() {
+        PurchasePublisher publisher = publisher(4, Duration.ofMinutes(10), 2);
+        CompletableFuture<Void> first = publisher.submit(purchase(1));
+        Sent inFlight = awaitSent(0);
+        List<CompletableFuture<Void>> gathered = new ArrayList<>();
+        gathered.add(publisher.submit(purchase(1 + BUCKETS)));
+        // The sender parks on the publisher only while it sleeps out max-delay for that batch.
+        await().atMost(Duration.ofSeconds(10)).until(() -> Thread.getAllStackTraces().keySet().stream()
+                .anyMatch(thread -> LockSupport.getBlocker(thread) == publisher));
+        for (int i = 2; i <= 4; i++) {
+            gathered.add(publisher.submit(purchase(1 + BUCKETS * i)));
+        }
+
+        // Were the sender left to sleep out max-delay, nothing more would be sent for ten minutes.
+        Sent full = awaitSent(1);
+        assertThat(full.purchaseIds()).hasSize(4);
+        inFlight.ack();
+        full.ack();
+        assertThat(first).succeedsWithin(Duration.ofSeconds(5));
+        assertThat(gathered).allSatisfy(future -> assertThat(future).succeedsWithin(Duration.ofSeconds(5)));
     }
 
     @Test
