@@ -24,8 +24,11 @@ import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.MessageDeliveryMode;
 import org.springframework.amqp.core.MessageProperties;
 import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
+import org.springframework.amqp.rabbit.connection.RabbitConnectionFactoryBean;
 import org.springframework.amqp.rabbit.core.RabbitTemplate;
 import org.springframework.beans.factory.DisposableBean;
+import org.springframework.boot.amqp.autoconfigure.CachingConnectionFactoryConfigurer;
+import org.springframework.boot.amqp.autoconfigure.RabbitConnectionFactoryBeanConfigurer;
 import org.springframework.stereotype.Component;
 
 /**
@@ -68,13 +71,12 @@ class StoreQueryClient implements DisposableBean {
     }
 
     /**
-     * @param publishing the application's connection factory; only its settings (address,
-     *                   credentials, vhost, timeouts) are reused, for a connection of its own
+     * @param connections Boot's configurers, which make the queries' own connection with the
+     *                    application's settings ({@link #connectionOfItsOwn})
      */
-    StoreQueryClient(CachingConnectionFactory publishing, RpcProperties properties, Deadlines deadlines,
-                     MeterRegistry registry) {
-        this.connectionFactory = new CachingConnectionFactory(publishing.getRabbitConnectionFactory());
-        this.connectionFactory.setConnectionNameStrategy(factory -> "purchase-api store queries");
+    StoreQueryClient(RabbitConnectionFactoryBeanConfigurer connections, CachingConnectionFactoryConfigurer factories,
+                     RpcProperties properties, Deadlines deadlines, MeterRegistry registry) {
+        this.connectionFactory = connectionOfItsOwn(connections, factories, "purchase-api store queries");
         this.template = new RabbitTemplate(connectionFactory);
         this.template.setReplyTimeout(properties.replyTimeout().toMillis());
         this.properties = properties;
@@ -89,6 +91,31 @@ class StoreQueryClient implements DisposableBean {
         for (int i = 0; i < properties.lanes(); i++) {
             lanes.add(Thread.ofPlatform().name("store-query-lane-" + i).daemon().start(this::lane));
         }
+    }
+
+    /**
+     * The queries' connection, made as Spring Boot makes the application's: every address of
+     * {@code RABBITMQ_ADDRESSES} (a connection made from the application's underlying factory
+     * would know only the first, and never fail over), the credentials, vhost and timeouts;
+     * named {@code name} in the broker's connection list; neither confirmed nor returned. Not a
+     * bean, which would replace Boot's own connection factory.
+     */
+    static CachingConnectionFactory connectionOfItsOwn(RabbitConnectionFactoryBeanConfigurer connections,
+                                                       CachingConnectionFactoryConfigurer factories, String name) {
+        RabbitConnectionFactoryBean connection = new RabbitConnectionFactoryBean();
+        connections.configure(connection);
+        CachingConnectionFactory factory;
+        try {
+            connection.afterPropertiesSet();
+            factory = new CachingConnectionFactory(connection.getObject());
+        } catch (Exception e) {
+            throw new IllegalStateException("could not configure the connection '" + name + "'", e);
+        }
+        factories.configure(factory);
+        factory.setConnectionNameStrategy(ignored -> name);
+        factory.setPublisherConfirmType(CachingConnectionFactory.ConfirmType.NONE);
+        factory.setPublisherReturns(false);
+        return factory;
     }
 
     private static <O extends Enum<O>> Map<O, Timer> timers(MeterRegistry registry, StoreQuery.Kind kind, Class<O> outcomes) {
