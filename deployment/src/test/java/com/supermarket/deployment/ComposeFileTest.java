@@ -224,6 +224,20 @@ class ComposeFileTest {
     }
 
     @Test
+    void givesMysqlABufferPoolForThePurchaseIndexWithinItsContainerLimit() {
+        Map<String, Object> mysql = map(services.get("mysql"));
+        String limit = (String) map(map(map(mysql.get("deploy")).get("resources")).get("limits")).get("memory");
+        String pool = ((List<String>) mysql.get("command")).stream()
+                .filter(argument -> argument.startsWith("--innodb-buffer-pool-size="))
+                .findFirst().orElseThrow().substring("--innodb-buffer-pool-size=".length());
+
+        assertThat(Workloads.mebibytes(pool.replace("M", "Mi"))).as("above MySQL's 128 MB default")
+                .isGreaterThan(128)
+                .as("pool vs. the %s limit, room left for connections and the server", limit)
+                .isLessThanOrEqualTo((int) (0.6 * Workloads.mebibytes(limit.replace("G", "Gi"))));
+    }
+
+    @Test
     void checksTheServicesWithTheImagesOwnHealthCheck() {
         List<Object> test = (List<Object>) map(compose.get("x-java-healthcheck")).get("test");
 
