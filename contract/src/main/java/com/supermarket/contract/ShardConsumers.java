@@ -239,10 +239,6 @@ public final class ShardConsumers implements SmartLifecycle {
     }
 
     /**
-     * Keeps the set of running consumers: added when the container announces one started,
-     * removed when it drops one (channel closed, queue deleted, stopping).
-     */
-    /**
      * Hands {@code listener} the channel each delivery came on rather than the container's caching
      * proxy: after a lost connection the proxy opens a fresh channel for the next call, and an
      * ack sent there names a delivery tag that channel never gave out, so the broker closes it
@@ -254,6 +250,10 @@ public final class ShardConsumers implements SmartLifecycle {
                 channel instanceof ChannelProxy proxy ? proxy.getTargetChannel() : channel);
     }
 
+    /**
+     * Keeps the set of running consumers: added when the container announces one started,
+     * removed when it drops one (channel closed, queue deleted, stopping).
+     */
     private static final class TrackingContainer extends DirectMessageListenerContainer {
 
         private final Set<Object> live = ConcurrentHashMap.newKeySet();

@@ -41,10 +41,10 @@ import org.slf4j.LoggerFactory;
  * <h2>Acks from another thread</h2>
  * Acks are sent on the consumer's raw amqp-client channel, as {@code ShardConsumers} hands it
  * over (not Spring's caching proxy, which would open a new channel if the old one had closed,
- * where the tag means nothing). amqp-client
- * channels serialise every outgoing method, so an ack from the flusher cannot interleave with
- * what the consumer thread sends. A channel's records are appended in delivery order by its one
- * consumer thread, and the pending acks are queued in log order under the append, so
+ * where the tag means nothing). amqp-client channels serialise every outgoing method, so an
+ * ack from the flusher cannot interleave with what the consumer thread sends. A channel's
+ * records are appended in delivery order by its one consumer thread, and the pending acks are
+ * queued in log order under the append, so
  * acknowledging up to a tag with {@code multiple} never covers a message that is not durable;
  * messages rejected in between are already settled and not touched by it.
  *
