@@ -44,7 +44,11 @@ public final class ReportCommand implements Callable<Integer> {
                 .thenComparingInt(run -> run.parameters().maxStores()).thenComparingDouble(run -> run.parameters().rate()));
         Files.createDirectories(outDir);
         String table = ReportTable.markdown(runs) + "\n## CPU per successful request, ms, by process\n\n"
-                + "Measured over each run (first request to last answer).\n\n" + ReportTable.cpuMarkdown(runs);
+                + "Measured over each run (first request to last answer).\n\n" + ReportTable.cpuMarkdown(runs)
+                + "\n## While every store sent\n\n"
+                + "From the first whole second after the last phase opened to the first store's finish: a paced "
+                + "run's full rate, a closed loop's peak, without the phases' ramp and tail.\n\n"
+                + ReportTable.fullLoadMarkdown(runs);
         Files.writeString(outDir.resolve("report.md"), "# Load client report\n\n" + table, StandardCharsets.UTF_8);
         List<RunResult> closed = runs.stream().filter(run -> run.mode().equals("closed")).toList();
         List<RunResult> open = runs.stream().filter(run -> run.mode().equals("open")).toList();

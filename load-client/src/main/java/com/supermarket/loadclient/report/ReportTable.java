@@ -1,11 +1,14 @@
 package com.supermarket.loadclient.report;
 
+import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 
+import com.supermarket.loadclient.result.FullLoad;
 import com.supermarket.loadclient.result.LatencySummary;
+import com.supermarket.loadclient.result.RequestType;
 import com.supermarket.loadclient.result.RunResult;
 
 /** Markdown tables of several runs, one row each, in the order given. Stateless. */
@@ -60,6 +63,30 @@ final class ReportTable {
                 }
             }
             table.append(run.successful() == 0 ? " - |\n" : String.format(Locale.ROOT, " %.3f |%n", total * 1000 / run.successful()));
+        }
+        return table.toString();
+    }
+
+    /**
+     * Per run, the window in which every store sent ({@link FullLoad}): its length, its
+     * throughput, and the median and p99 of each request type answered within it.
+     */
+    static String fullLoadMarkdown(List<RunResult> runs) {
+        List<RequestType> types = Arrays.stream(RequestType.values())
+                .filter(type -> runs.stream().anyMatch(run -> run.fullLoad().latency().containsKey(type))).toList();
+        StringBuilder table = new StringBuilder("| label | stores | mode | offered req/s | seconds | successful req/s |");
+        types.forEach(type -> table.append(' ').append(type.csvName()).append(" p50 / p99 ms |"));
+        table.append("\n|---|---:|---|---:|---:|---:|").append("---:|".repeat(types.size())).append('\n');
+        for (RunResult run : runs) {
+            FullLoad full = run.fullLoad();
+            table.append(String.format(Locale.ROOT, "| %s | %d | %s | %s | %.1f | %,.0f |", run.label(),
+                    run.parameters().maxStores(), run.mode(), offered(run), full.seconds(), full.requestsPerSecond()));
+            for (RequestType type : types) {
+                LatencySummary latency = full.latency().get(type);
+                table.append(latency == null ? " - |"
+                        : String.format(Locale.ROOT, " %.1f / %.1f |", latency.medianMs(), latency.p99Ms()));
+            }
+            table.append('\n');
         }
         return table.toString();
     }

@@ -34,13 +34,14 @@ import java.util.Map;
  *                           the last answer (all its threads, user + system)
  * @param processCpuSeconds  CPU time (user + system) of other processes over the same interval,
  *                           by name, as asked with {@code --watch-pid}; empty if none were asked
+ * @param fullLoad           throughput and latency while every store sends
  */
 public record RunResult(String label, String baseUrl, String mode, RunParameters parameters, Instant startedAt,
         double wallTimeSeconds, long successful, long failed, double throughput, double successThroughput,
         Map<String, Long> failuresByStatus, Map<String, Long> failuresByError,
         Map<RequestType, LatencySummary> latency, List<PhaseStart> phases, List<TimelinePoint> timeline,
         double csvWriterBusySeconds, long firstTryFailures, long retries, double clientCpuSeconds,
-        Map<String, Double> processCpuSeconds) {
+        Map<String, Double> processCpuSeconds, FullLoad fullLoad) {
 
     public RunResult {
         failuresByStatus = Map.copyOf(failuresByStatus);
@@ -50,6 +51,7 @@ public record RunResult(String label, String baseUrl, String mode, RunParameters
         timeline = List.copyOf(timeline);
         // Result files written before these were measured have none.
         processCpuSeconds = processCpuSeconds == null ? Map.of() : Map.copyOf(processCpuSeconds);
+        fullLoad = fullLoad == null ? FullLoad.none() : fullLoad;
     }
 
     /** POST latency, or an empty summary if no POST succeeded. */

@@ -25,6 +25,12 @@ final class LatencyStats {
                 exactMaxMicros / 1000.0);
     }
 
+    /** A summary from the histogram alone: its mean and max are within its 3 significant digits. */
+    static LatencySummary summarize(Histogram micros) {
+        long count = micros.getTotalCount();
+        return summarize(micros, count, Math.round(micros.getMean() * count), micros.getMaxValue());
+    }
+
     /**
      * The nearest-rank percentile: the upper edge of the bucket holding the value of rank
      * ceil(p/100 * n), capped at the exact maximum so that no percentile exceeds the max.

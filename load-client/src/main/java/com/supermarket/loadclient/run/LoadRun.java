@@ -61,7 +61,7 @@ final class LoadRun {
             double cpuBefore = ProcessCpu.ownSeconds();
             Map<String, Double> othersBefore = ProcessCpu.secondsOf(settings.watchedPids());
             Sampler sampler = new Sampler(metrics, maxStores, failures, completed, settings.expectedRequests(), gates,
-                    startNanos, settings.progress(), err, run, settings.pauseRetriesAfter());
+                    done, startNanos, settings.progress(), err, run, settings.pauseRetriesAfter());
             List<List<StoreWorker>> storesOfLoop = new ArrayList<>();
             loops.forEach(loop -> storesOfLoop.add(new ArrayList<>()));
             for (int store = 1; store <= maxStores; store++) {
@@ -130,7 +130,7 @@ final class LoadRun {
                 settings.parameters(), startedAt, wallSeconds, successful, failed,
                 (successful + failed) / wallSeconds, successful / wallSeconds,
                 failures.byStatus(), failures.byError(), latency, phaseStarts, sampler.timeline(), csvBusySeconds,
-                failures.firstTryFailures(), failures.retries(), clientCpu, othersCpu);
+                failures.firstTryFailures(), failures.retries(), clientCpu, othersCpu, sampler.fullLoad());
     }
 
     /** Each loop checks its stores' deadlines a few times per timeout (at most every 100 ms). */

@@ -7,16 +7,21 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.LongAdder;
 
 import org.HdrHistogram.Histogram;
 
+import com.supermarket.loadclient.result.FullLoad;
+import com.supermarket.loadclient.result.LatencySummary;
 import com.supermarket.loadclient.result.RequestType;
 import com.supermarket.loadclient.result.TimelinePoint;
 
 /**
  * Once per interval, drains every event loop's recorders into per-type totals, appends a
- * {@link TimelinePoint} and redraws the progress bar.
+ * {@link TimelinePoint} and redraws the progress bar. An interval that every store sent through
+ * (all phases open at its start, none finished at its end) also goes into the {@link FullLoad}
+ * totals.
  * <p>
  * Thread-safety: {@link #sample()} is synchronized; it is called by the run's scheduler thread
  * and, once the stores are done, one last time by the coordinating thread. The event loops
@@ -37,7 +42,9 @@ final class Sampler {
     private final long startNanos;
     private final ProgressMode progress;
     private final PrintStream err;
+    private final CountDownLatch unfinishedStores;
     private final Map<RequestType, Histogram> totals = new EnumMap<>(RequestType.class);
+    private final Map<RequestType, Histogram> atFullLoad = new EnumMap<>(RequestType.class);
     private final List<TimelinePoint> timeline = new ArrayList<>();
     private final RunContext run;
     private final long pauseRetriesAfterNanos;
@@ -46,10 +53,14 @@ final class Sampler {
     private long lastCompleted;
     private long lastFailed;
     private int samples;
+    private boolean fullAtLastSample;
+    private long fullLoadNanos;
+    private long fullLoadSuccesses;
 
+    /** @param unfinishedStores counted down by each store as it finishes */
     Sampler(LoopMetrics[] loops, int maxStores, FailureTally failures, LongAdder completed, long expectedRequests,
-            List<PhaseGate> gates, long startNanos, ProgressMode progress, PrintStream err, RunContext run,
-            Duration pauseRetriesAfter) {
+            List<PhaseGate> gates, CountDownLatch unfinishedStores, long startNanos, ProgressMode progress,
+            PrintStream err, RunContext run, Duration pauseRetriesAfter) {
         this.run = run;
         this.pauseRetriesAfterNanos = pauseRetriesAfter.toNanos();
         this.lastSuccessNanos = startNanos;
@@ -59,12 +70,14 @@ final class Sampler {
         this.completed = completed;
         this.expectedRequests = expectedRequests;
         this.gates = gates;
+        this.unfinishedStores = unfinishedStores;
         this.startNanos = startNanos;
         this.progress = progress;
         this.err = err;
         this.lastNanos = startNanos;
         for (RequestType type : RequestType.values()) {
             totals.put(type, LatencyStats.newHistogram());
+            atFullLoad.put(type, LatencyStats.newHistogram());
         }
     }
 
@@ -73,12 +86,17 @@ final class Sampler {
         double seconds = Math.max(1e-9, (now - lastNanos) / 1e9);
         long successes = 0;
         Histogram posts = LatencyStats.newHistogram();
+        boolean fullNow = activeStores() == maxStores && unfinishedStores.getCount() == maxStores;
+        boolean fullInterval = fullAtLastSample && fullNow;
         for (RequestType type : RequestType.values()) {
             Histogram total = totals.get(type);
             for (LoopMetrics loop : loops) {
                 Histogram interval = loop.intervalHistogram(type);
                 if (interval.getTotalCount() > 0) {
                     total.add(interval);
+                    if (fullInterval) {
+                        atFullLoad.get(type).add(interval);
+                    }
                     successes += interval.getTotalCount();
                     if (type == RequestType.POST) {
                         posts.add(interval);
@@ -93,6 +111,11 @@ final class Sampler {
                 posts.getTotalCount() == 0 ? 0 : posts.getValueAtPercentile(50.0) / 1000.0,
                 posts.getTotalCount() == 0 ? 0 : posts.getValueAtPercentile(99.0) / 1000.0,
                 posts.getMaxValue() / 1000.0, activeStores()));
+        if (fullInterval) {
+            fullLoadNanos += now - lastNanos;
+            fullLoadSuccesses += successes;
+        }
+        fullAtLastSample = fullNow;
         if (successes > 0) {
             lastSuccessNanos = now;
         }
@@ -113,6 +136,20 @@ final class Sampler {
 
     synchronized Histogram total(RequestType type) {
         return totals.get(type).copy();
+    }
+
+    synchronized FullLoad fullLoad() {
+        if (fullLoadNanos == 0) {
+            return FullLoad.none();
+        }
+        Map<RequestType, LatencySummary> latency = new EnumMap<>(RequestType.class);
+        atFullLoad.forEach((type, micros) -> {
+            if (micros.getTotalCount() > 0) {
+                latency.put(type, LatencyStats.summarize(micros));
+            }
+        });
+        double seconds = fullLoadNanos / 1e9;
+        return new FullLoad(seconds, fullLoadSuccesses / seconds, latency);
     }
 
     synchronized List<TimelinePoint> timeline() {

@@ -3,6 +3,7 @@ package com.supermarket.loadclient.run;
 import java.util.Locale;
 import java.util.Map;
 
+import com.supermarket.loadclient.result.FullLoad;
 import com.supermarket.loadclient.result.LatencySummary;
 import com.supermarket.loadclient.result.RequestType;
 import com.supermarket.loadclient.result.RunResult;
@@ -37,17 +38,27 @@ final class Summary {
                 result.successful() == 0 ? 0 : seconds * 1000 / result.successful())));
         text.append(String.format(Locale.ROOT, "  latency ms   %10s %9s %9s %9s %9s %9s%n",
                 "count", "mean", "median", "p99", "p99.9", "max"));
-        for (RequestType type : RequestType.values()) {
-            LatencySummary l = result.latency().get(type);
-            if (l != null) {
-                text.append(String.format(Locale.ROOT, "  %-12s %,10d %9.2f %9.2f %9.2f %9.2f %9.2f%n",
-                        type.csvName(), l.count(), l.meanMs(), l.medianMs(), l.p99Ms(), l.p999Ms(), l.maxMs()));
-            }
+        appendLatency(text, result.latency());
+        FullLoad full = result.fullLoad();
+        if (full.seconds() > 0) {
+            text.append(String.format(Locale.ROOT, "  while all %d stores sent (%.1f s, %,.1f req/s):%n",
+                    p.maxStores(), full.seconds(), full.requestsPerSecond()));
+            appendLatency(text, full.latency());
         }
         result.phases().forEach(phase -> text.append(String.format(Locale.ROOT, "  phase %-7s stores %d..%d %s%n",
                 phase.name(), phase.firstStore(), phase.lastStore(),
                 phase.atSeconds() < 0 ? "did not start" : String.format(Locale.ROOT, "started at %.1f s", phase.atSeconds()))));
         return text.toString();
+    }
+
+    private static void appendLatency(StringBuilder text, Map<RequestType, LatencySummary> latency) {
+        for (RequestType type : RequestType.values()) {
+            LatencySummary l = latency.get(type);
+            if (l != null) {
+                text.append(String.format(Locale.ROOT, "  %-12s %,10d %9.2f %9.2f %9.2f %9.2f %9.2f%n",
+                        type.csvName(), l.count(), l.meanMs(), l.medianMs(), l.p99Ms(), l.p999Ms(), l.maxMs()));
+            }
+        }
     }
 
     private static String failureDetail(RunResult result) {

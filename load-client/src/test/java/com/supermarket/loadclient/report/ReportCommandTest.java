@@ -16,6 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import com.supermarket.loadclient.LoadClient;
+import com.supermarket.loadclient.result.FullLoad;
 import com.supermarket.loadclient.result.LatencySummary;
 import com.supermarket.loadclient.result.PhaseStart;
 import com.supermarket.loadclient.result.RequestType;
@@ -23,6 +24,9 @@ import com.supermarket.loadclient.result.ResultFiles;
 import com.supermarket.loadclient.result.RunParameters;
 import com.supermarket.loadclient.result.RunResult;
 import com.supermarket.loadclient.result.TimelinePoint;
+
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ObjectNode;
 
 class ReportCommandTest {
 
@@ -89,6 +93,30 @@ class ReportCommandTest {
     }
 
     @Test
+    void tablesEachRequestTypeWhileEveryStoreSent() throws Exception {
+        Path one = dir.resolve("one.json");
+        Path older = dir.resolve("older.json");
+        ResultFiles.write(result("peak", 32, 1_000, 40), one);
+        // A result written before the window was measured: it has no fullLoad field.
+        ObjectNode json = (ObjectNode) JsonMapper.builder().build().readTree(one.toFile());
+        json.remove("fullLoad");
+        json.put("label", "older");
+        Files.writeString(older, json.toString());
+        Path out = dir.resolve("report");
+
+        int status = LoadClient.execute("report", one.toString(), older.toString(), "--out-dir", out.toString());
+
+        assertThat(status).isZero();
+        assertThat(Files.readString(older)).doesNotContain("fullLoad");
+        assertThat(ResultFiles.read(older).fullLoad()).isEqualTo(FullLoad.none());
+        assertThat(Files.readString(out.resolve("report.md"))).contains("## While every store sent")
+                .contains("| label | stores | mode | offered req/s | seconds | successful req/s | POST p50 / p99 ms "
+                        + "| GET_STORE p50 / p99 ms |")
+                .contains("| peak | 32 | closed | - | 1.0 | 1,100 | 10.0 / 44.0 | 3.3 / 8.0 |")
+                .contains("| older | 32 | closed | - | 0.0 | 0 | - | - |");
+    }
+
+    @Test
     void drawsLatencyAgainstOfferedLoadForPacedRuns() throws Exception {
         List<Path> files = new java.util.ArrayList<>();
         for (int rate : new int[] { 1000, 2000, 4000, 8000 }) {
@@ -115,7 +143,7 @@ class ReportCommandTest {
         return new RunResult(run.label(), run.baseUrl(), run.mode(), run.parameters(), run.startedAt(),
                 run.wallTimeSeconds(), run.successful(), run.failed(), run.throughput(), run.successThroughput(),
                 run.failuresByStatus(), run.failuresByError(), run.latency(), run.phases(), run.timeline(),
-                run.csvWriterBusySeconds(), run.firstTryFailures(), run.retries(), clientCpu, processes);
+                run.csvWriterBusySeconds(), run.firstTryFailures(), run.retries(), clientCpu, processes, run.fullLoad());
     }
 
     private static RunResult paced(RunResult run, double rate) {
@@ -125,7 +153,7 @@ class ReportCommandTest {
                 p.retries()), run.startedAt(), run.wallTimeSeconds(), run.successful(), run.failed(), run.throughput(),
                 run.successThroughput(), run.failuresByStatus(), run.failuresByError(), run.latency(), run.phases(),
                 run.timeline(), run.csvWriterBusySeconds(), run.firstTryFailures(), run.retries(), run.clientCpuSeconds(),
-                run.processCpuSeconds());
+                run.processCpuSeconds(), run.fullLoad());
     }
 
     private static RunResult result(String label, int stores, double throughput, double p99) {
@@ -140,6 +168,9 @@ class ReportCommandTest {
                 Map.of(RequestType.POST, new LatencySummary(requests, p99 / 4, p99 / 5, p99, p99 * 2, p99 * 4)),
                 List.of(new PhaseStart("east", 1, stores / 4, 0), new PhaseStart("central", stores / 4 + 1, stores / 2, 1),
                         new PhaseStart("west", stores / 2 + 1, stores, 2)),
-                timeline, 0, 0, 0, requests * 20e-6, Map.of("purchase-api", requests * 0.15e-3));
+                timeline, 0, 0, 0, requests * 20e-6, Map.of("purchase-api", requests * 0.15e-3),
+                new FullLoad(1, throughput * 1.1, Map.of(
+                        RequestType.POST, new LatencySummary(requests / 3, p99 / 3, p99 / 4, p99 * 1.1, p99 * 2, p99 * 3),
+                        RequestType.GET_STORE, new LatencySummary(requests / 30, p99 / 10, p99 / 12, p99 / 5, p99 / 4, p99 / 2))));
     }
 }

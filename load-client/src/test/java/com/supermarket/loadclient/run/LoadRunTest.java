@@ -23,6 +23,8 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import com.supermarket.loadclient.result.FullLoad;
+import com.supermarket.loadclient.result.LatencySummary;
 import com.supermarket.loadclient.result.PhaseStart;
 import com.supermarket.loadclient.result.RequestType;
 import com.supermarket.loadclient.result.RunParameters;
@@ -187,6 +189,42 @@ class LoadRunTest {
                             org.assertj.core.groups.Tuple.tuple("central", 3, 4),
                             org.assertj.core.groups.Tuple.tuple("west", 5, 8));
             assertThat(result.phases()).extracting(PhaseStart::atSeconds).isSorted().allSatisfy(at -> assertThat(at).isNotNegative());
+        }
+    }
+
+    @Test
+    void measuresTheWindowInWhichEveryStoreSendsApart() throws Exception {
+        int perHour = 10;
+        int perStore = 9 * perHour;
+        // Stores 1-2 east, 3-4 central, 5-8 west. The stub answers in 10 ms while every store
+        // sends (a west store seen, none done) and in 40 ms before and after.
+        Map<Integer, AtomicInteger> counts = new ConcurrentHashMap<>();
+        AtomicInteger westSeen = new AtomicInteger();
+        AtomicInteger storesDone = new AtomicInteger();
+        StubApi.Responder responder = request -> {
+            int store = Integer.parseInt(request.path().split("/")[2]);
+            if (store >= 5) {
+                westSeen.set(1);
+            }
+            boolean everyStoreSends = westSeen.get() == 1 && storesDone.get() == 0;
+            if (counts.computeIfAbsent(store, s -> new AtomicInteger()).incrementAndGet() == perStore) {
+                storesDone.incrementAndGet();
+            }
+            Thread.sleep(everyStoreSends ? 10 : 40);
+            return 201;
+        };
+        try (StubApi api = new StubApi(responder)) {
+            RunResult result = Runs.run(api.baseUrl(), Runs.standard(8, perHour), null);
+
+            FullLoad full = result.fullLoad();
+            assertThat(full.seconds()).isPositive().isLessThan(result.wallTimeSeconds() / 2);
+            assertThat(full.requestsPerSecond()).isPositive();
+            assertThat(full.latency()).containsOnlyKeys(RequestType.POST);
+            LatencySummary window = full.latency().get(RequestType.POST);
+            assertThat(window.count()).isPositive().isLessThan(result.postLatency().count() / 2);
+            // Whole sample intervals only: a 40 ms answer begun just before the west opened may count.
+            assertThat(window.medianMs()).isBetween(10.0, 39.0);
+            assertThat(result.postLatency().p99Ms()).isGreaterThanOrEqualTo(40.0);
         }
     }
 
