@@ -86,7 +86,8 @@ final class Sampler {
         double seconds = Math.max(1e-9, (now - lastNanos) / 1e9);
         long successes = 0;
         Histogram posts = LatencyStats.newHistogram();
-        boolean fullNow = activeStores() == maxStores && unfinishedStores.getCount() == maxStores;
+        int active = activeStores();
+        boolean fullNow = active == maxStores && unfinishedStores.getCount() == maxStores;
         boolean fullInterval = fullAtLastSample && fullNow;
         for (RequestType type : RequestType.values()) {
             Histogram total = totals.get(type);
@@ -110,7 +111,7 @@ final class Sampler {
                 (failedNow - lastFailed) / seconds,
                 posts.getTotalCount() == 0 ? 0 : posts.getValueAtPercentile(50.0) / 1000.0,
                 posts.getTotalCount() == 0 ? 0 : posts.getValueAtPercentile(99.0) / 1000.0,
-                posts.getMaxValue() / 1000.0, activeStores()));
+                posts.getMaxValue() / 1000.0, active));
         if (fullInterval) {
             fullLoadNanos += now - lastNanos;
             fullLoadSuccesses += successes;
