@@ -165,6 +165,20 @@ if [[ "$stub" == true ]]; then build_if_needed load-client; else build_if_needed
 [[ -z "$fresh_database" ]] || mariadb --protocol=tcp -h 127.0.0.1 -uroot -e "DROP DATABASE IF EXISTS $fresh_database" \
   || die "could not empty the benchmark's database $fresh_database"
 [[ "$cluster" == true ]] && start_cluster "$topology_mode"
+
+# The services' settings (the ${NAME:default} variables of their application*.yml) that this
+# environment sets, as NAME=value (a password, secret, token or key as NAME=<set>), or "none":
+# a run folder says what it ran with, not only at which commit.
+service_settings() {
+  local name settings=()
+  for name in $(grep -ho '\${[A-Z][A-Z0-9_]*:' "$ROOT"/{purchase-api,store-service,purchases-service}/src/main/resources/application*.yml \
+                | tr -d '${:' | sort -u); do
+    printenv "$name" >/dev/null || continue
+    if [[ "$name" =~ PASSWORD|SECRET|TOKEN|KEY ]]; then settings+=("$name=<set>"); else settings+=("$name=$(printenv "$name")"); fi
+  done
+  echo "${settings[*]:-none}"
+}
+
 {
   echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo "host: $(uname -srm), $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GB"
@@ -172,7 +186,9 @@ if [[ "$stub" == true ]]; then build_if_needed load-client; else build_if_needed
   echo "cpus: ${cpu_sizes:-all} (shared broker and database pinned: $cpus_shared)  rates: ${rates:-closed loop}"
   echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "broker: $([[ "$cluster" == true ]] && echo "3-node cluster, topology $topology_mode" || echo "the machine's broker")"
-  echo "commit: $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+  echo "commit: $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)$(
+    git -C "$ROOT" status --porcelain --untracked-files=no 2>/dev/null | grep -q . && echo ', with uncommitted changes')"
+  echo "service settings from the environment: $(service_settings)"
 } >"$RUN_DIR/environment.txt"
 
 # $1 = series label, $2 = stores, $3 = offered rate (0 = closed loop), $4 = purchases per hour,
