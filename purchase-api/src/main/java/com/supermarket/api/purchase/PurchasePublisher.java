@@ -242,10 +242,14 @@ class PurchasePublisher implements DisposableBean {
         waitingCount++;
     }
 
-    private void drain() {
+    /** @return how many purchases it took from the queue */
+    private int drain() {
+        int drained = 0;
         for (Pending pending = queue.poll(); pending != null; pending = queue.poll()) {
             add(pending);
+            drained++;
         }
+        return drained;
     }
 
     private Pending oldest() {
@@ -262,7 +266,9 @@ class PurchasePublisher implements DisposableBean {
     /**
      * Takes up to max-size purchases of one bucket. When other batches are in flight (the
      * publisher is busy) and the batch is short, waits up to max-delay from its oldest purchase
-     * for more: fewer, larger messages cost the broker less. An idle publisher never waits.
+     * for more: fewer, larger messages cost the broker less. An idle publisher never waits, and
+     * the wait ends once no purchase (of any bucket) came for max-gap: when every client waits
+     * for an answer, none will come.
      */
     private List<Pending> cut(String routingKey) throws InterruptedException {
         ArrayDeque<Pending> bucket = waiting.get(routingKey);
@@ -279,13 +285,15 @@ class PurchasePublisher implements DisposableBean {
             int missing = settings.maxSize() - bucket.size();
             lingerFills = missing;
             if (queue.size() < missing) {
-                LockSupport.parkNanos(this, left);
+                LockSupport.parkNanos(this, Math.min(left, settings.maxGap().toNanos()));
             }
             lingerFills = 0;
             if (Thread.interrupted()) {
                 throw new InterruptedException();
             }
-            drain();
+            if (drain() == 0) {
+                break;
+            }
         }
         int size = Math.min(bucket.size(), settings.maxSize());
         List<Pending> batch = new ArrayList<>(size);

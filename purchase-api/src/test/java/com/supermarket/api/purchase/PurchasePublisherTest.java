@@ -149,9 +149,14 @@ class PurchasePublisherTest {
         return publisher;
     }
 
+    /** A publisher whose batches wait out max-delay, whatever the gaps between purchases. */
     private PurchasePublisher publisher(int maxSize, Duration maxDelay, int maxInFlight) {
-        return publisher(true, Duration.ofSeconds(5), new PublishProperties.Batch(maxSize, maxDelay, BUCKETS, maxInFlight,
-                100_000, Duration.ofSeconds(5)));
+        return publisher(maxSize, maxDelay, maxDelay, maxInFlight);
+    }
+
+    private PurchasePublisher publisher(int maxSize, Duration maxDelay, Duration maxGap, int maxInFlight) {
+        return publisher(true, Duration.ofSeconds(5), new PublishProperties.Batch(maxSize, maxDelay, maxGap, BUCKETS,
+                maxInFlight, 100_000, Duration.ofSeconds(5)));
     }
 
     private static Purchase purchase(int store) {
@@ -178,7 +183,7 @@ class PurchasePublisherTest {
     @Test
     void publishesOneBatchMessageToTheIngressWithTheRoutingKeyOfTheStoresBucket() {
         PurchasePublisher publisher = publisher(true, Duration.ofSeconds(5), new PublishProperties.Batch(200,
-                Duration.ofMillis(1), BUCKETS, 16, 1000, Duration.ofSeconds(1)));
+                Duration.ofMillis(1), Duration.ofMillis(1), BUCKETS, 16, 1000, Duration.ofSeconds(1)));
         Purchase purchase = purchase(42);
 
         CompletableFuture<Void> done = publisher.submit(purchase);
@@ -201,7 +206,7 @@ class PurchasePublisherTest {
     @Test
     void canPublishTransientMessages() {
         PurchasePublisher publisher = publisher(false, Duration.ofSeconds(5), new PublishProperties.Batch(200,
-                Duration.ofMillis(1), BUCKETS, 16, 1000, Duration.ofSeconds(1)));
+                Duration.ofMillis(1), Duration.ofMillis(1), BUCKETS, 16, 1000, Duration.ofSeconds(1)));
 
         CompletableFuture<Void> done = publisher.submit(purchase(1));
 
@@ -263,7 +268,7 @@ class PurchasePublisherTest {
         // their permit; on a loaded machine that can exceed 5 s of admission, and this test is
         // about answers, not speed.
         PurchasePublisher publisher = publisher(true, Duration.ofSeconds(5), new PublishProperties.Batch(50,
-                Duration.ofMillis(1), BUCKETS, 4, 100_000, Duration.ofSeconds(keyed ? 30 : 5)));
+                Duration.ofMillis(1), Duration.ofMillis(1), BUCKETS, 4, 100_000, Duration.ofSeconds(keyed ? 30 : 5)));
         int threads = 16;
         int perThread = 500;
         Map<UUID, CompletableFuture<Void>> futures = new ConcurrentHashMap<>();
@@ -352,10 +357,26 @@ class PurchasePublisherTest {
     }
 
     @Test
+    void aBusyPublishersShortBatchLeavesOnceNoPurchaseCameForMaxGap() {
+        PurchasePublisher publisher = publisher(4, Duration.ofMinutes(10), Duration.ofMillis(50), 2);
+        CompletableFuture<Void> first = publisher.submit(purchase(1));
+        Sent inFlight = awaitSent(0);
+        CompletableFuture<Void> second = publisher.submit(purchase(1 + BUCKETS));
+
+        // Nothing more comes: were the batch held for max-delay, it would leave in ten minutes.
+        Sent alone = awaitSent(1);
+        assertThat(alone.purchaseIds()).hasSize(1);
+        inFlight.ack();
+        alone.ack();
+        assertThat(first).succeedsWithin(Duration.ofSeconds(5));
+        assertThat(second).succeedsWithin(Duration.ofSeconds(5));
+    }
+
+    @Test
     void aNackATimeoutOrAReturnRefusesExactlyThePurchasesOfThatBatch() {
         // The confirm timeout leaves the test time to answer the other batches on a busy machine.
         PurchasePublisher publisher = publisher(true, Duration.ofSeconds(3), new PublishProperties.Batch(200,
-                Duration.ZERO, BUCKETS, 12, 1000, Duration.ofSeconds(10)));
+                Duration.ZERO, Duration.ZERO, BUCKETS, 12, 1000, Duration.ofSeconds(10)));
         // Stores 1..4 are in four buckets, so at least four messages are in flight together, and
         // enough permits for every purchase to leave before any confirm.
         Map<Integer, List<CompletableFuture<Void>>> byStore = new ConcurrentHashMap<>();
@@ -433,7 +454,7 @@ class PurchasePublisherTest {
     @Test
     void aBatchThatCannotGetInFlightInTimeIsRefusedNotParked() {
         PurchasePublisher publisher = publisher(true, Duration.ofSeconds(30), new PublishProperties.Batch(200,
-                Duration.ZERO, BUCKETS, 1, 1000, Duration.ofMillis(200)));
+                Duration.ZERO, Duration.ZERO, BUCKETS, 1, 1000, Duration.ofMillis(200)));
         CompletableFuture<Void> inFlight = publisher.submit(purchase(1));
         awaitSent(0);
 
@@ -450,7 +471,7 @@ class PurchasePublisherTest {
     @Test
     void aFullQueueIsRefusedAtOnce() {
         PurchasePublisher publisher = publisher(true, Duration.ofSeconds(3), new PublishProperties.Batch(200,
-                Duration.ZERO, BUCKETS, 1, 1, Duration.ofSeconds(30)));
+                Duration.ZERO, Duration.ZERO, BUCKETS, 1, 1, Duration.ofSeconds(30)));
         publisher.submit(purchase(1));
         awaitSent(0);
         // The sender now waits for a permit holding one purchase; the queue takes one more.
@@ -499,7 +520,7 @@ class PurchasePublisherTest {
     @Test
     void closingRefusesWhatWasNotPublished() throws InterruptedException {
         PurchasePublisher publisher = publisher(true, Duration.ofMillis(300), new PublishProperties.Batch(200,
-                Duration.ZERO, BUCKETS, 1, 1000, Duration.ofSeconds(30)));
+                Duration.ZERO, Duration.ZERO, BUCKETS, 1, 1000, Duration.ofSeconds(30)));
         publisher.submit(purchase(1));
         awaitSent(0);
         CompletableFuture<Void> waiting = publisher.submit(purchase(2));
