@@ -4,7 +4,8 @@
 # load client per store count (checking after each that every accepted purchase was stored and
 # counted exactly once), then writes the comparison table and charts. Every run records the CPU
 # seconds each process spent over it (the client, each service, the broker beam.smp, the
-# database mariadbd), and the report tables CPU milliseconds per purchase by process.
+# database mariadbd, purchase-api's idempotency store redis-server), and the report tables CPU
+# milliseconds per purchase by process.
 # Everything (each run's JSON, the service logs, report.md and the PNG charts) lands in one
 # folder, runs/benchmark-<UTC time>/. Stops what it started, even on Ctrl-C or failure.
 #

@@ -339,13 +339,14 @@ check_every_purchase_arrived_once() {
 }
 
 # Where a run's CPU goes: load-client --watch-pid options for every process start_process started
-# and for the local broker (beam.smp) and database (mariadbd) when they run on this machine.
+# and for the local broker (beam.smp), database (mariadbd) and idempotency store (redis-server)
+# when they run on this machine.
 watch_pid_options() {
   local i name pid
   for ((i = 0; i < ${#STARTED_PIDS[@]}; i++)); do
     printf -- '--watch-pid %s=%s ' "${STARTED_NAMES[$i]}" "${STARTED_PIDS[$i]}"
   done
-  for name in beam.smp mariadbd; do
+  for name in beam.smp mariadbd redis-server; do
     pid="$(pgrep -o -x "$name" 2>/dev/null || true)"
     if [[ -n "$pid" ]]; then printf -- '--watch-pid %s=%s ' "$name" "$pid"; fi
   done
