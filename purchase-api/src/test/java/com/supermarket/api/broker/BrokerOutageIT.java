@@ -59,6 +59,11 @@ class BrokerOutageIT extends ServedApiTest {
             assertThat(response.statusCode()).as(response.body()).isEqualTo(503);
             assertThat(response.headers().firstValue("Retry-After")).hasValue("1");
             assertThat(response.body()).startsWith("{\"message\":\"");
+            // The store queries have a connection of their own, refused alike.
+            HttpResponse<String> query = api.get("/items/store/1");
+            assertThat(query.statusCode()).as(query.body()).isEqualTo(503);
+            assertThat(query.headers().firstValue("Retry-After")).hasValue("1");
+            assertThat(query.body()).contains("the broker is unreachable");
             await().atMost(Duration.ofSeconds(15)).until(() -> api.actuator("/health/readiness").statusCode() == 503);
             assertThat(api.actuator("/health/liveness").statusCode()).isEqualTo(200);
         } finally {
