@@ -13,7 +13,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *                      it ({@code STORE_RPC_REQUEST_EXPIRY}); shorter than the reply timeout, so
  *                      that a request store-service takes at the last moment is still answered
  *                      to someone waiting, and a backlog is not computed for nobody
- * @param lanes         batches of queries awaiting their replies at once
+ * @param lanes         batches of queries awaiting their replies at once, one thread each
  *                      ({@code STORE_RPC_LANES}); fewer make larger batches
  * @param maxBatch      most queries in one message ({@code STORE_RPC_MAX_BATCH})
  * @param queueCapacity queries waiting for a lane; beyond it a GET is refused at once with

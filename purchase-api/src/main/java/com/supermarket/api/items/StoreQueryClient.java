@@ -20,33 +20,27 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import org.springframework.amqp.core.AmqpReplyTimeoutException;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.MessageDeliveryMode;
 import org.springframework.amqp.core.MessageProperties;
-import org.springframework.amqp.rabbit.AsyncRabbitTemplate;
 import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
 import org.springframework.amqp.rabbit.connection.RabbitConnectionFactoryBean;
 import org.springframework.amqp.rabbit.core.RabbitTemplate;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.boot.amqp.autoconfigure.CachingConnectionFactoryConfigurer;
 import org.springframework.boot.amqp.autoconfigure.RabbitConnectionFactoryBeanConfigurer;
-import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 import org.springframework.stereotype.Component;
 
 /**
  * Asks store-service {@link StoreQuery}s over {@link Topology#STORE_RPC_QUEUE} and waits for
  * the replies on direct reply-to, correlated by the template.
  *
- * <p>Queries travel in batches ({@link StoreQueries}): at most {@code lanes} batches await their
- * replies at once, so the queries that arrive meanwhile wait and leave together (up to
- * {@code max-batch} in one message); a lone query leaves at once. A message costs the broker and
- * store-service far more than a query in it. No thread of its own carries a batch: the caller
- * that finds a lane free sends what waits, and a reply, on the AMQP client's consumer thread,
- * answers its batch and sends what gathered meanwhile; each hand-off between threads is a
- * wake-up that a loaded host delays. A timeout, an unreachable broker or an unreadable reply
- * fails every query of its batch; a reply answers each query by its position.
+ * <p>Queries travel in batches ({@link StoreQueries}): {@code lanes} threads each take what
+ * waits (up to {@code max-batch} queries), send it as one message and wait for its one reply,
+ * so the queries that arrive while the lanes await replies leave together; a lone query leaves
+ * at once. A message costs the broker and store-service far more than a query in it. A
+ * timeout, an unreachable broker or an unreadable reply fails every query of its batch; a reply
+ * answers each query by its position.
  *
  * <p>The queries run on their own lane: their own AMQP connection and channels, never the
  * publishing pool nor the health check's, so a burst of GETs can neither exhaust the channels
@@ -62,13 +56,11 @@ class StoreQueryClient implements DisposableBean {
     enum Failure { timeout, unreachable, malformed, overloaded }
 
     private final CachingConnectionFactory connectionFactory;
-    private final AsyncRabbitTemplate template;
-    private final ThreadPoolTaskScheduler timeouts;
+    private final RabbitTemplate template;
     private final RpcProperties properties;
     private final Deadlines deadlines;
     private final BlockingQueue<Asked> waiting;
-    /** Batches awaiting their replies, at most {@code lanes}. */
-    private final AtomicInteger inFlight = new AtomicInteger();
+    private final List<Thread> lanes = new ArrayList<>();
     private final Map<StoreQuery.Kind, Map<StoreQueryReply.Status, Timer>> answered = new EnumMap<>(StoreQuery.Kind.class);
     private final Map<StoreQuery.Kind, Map<Failure, Timer>> failed = new EnumMap<>(StoreQuery.Kind.class);
     private final DistributionSummary batchSize;
@@ -85,15 +77,8 @@ class StoreQueryClient implements DisposableBean {
     StoreQueryClient(RabbitConnectionFactoryBeanConfigurer connections, CachingConnectionFactoryConfigurer factories,
                      RpcProperties properties, Deadlines deadlines, MeterRegistry registry) {
         this.connectionFactory = connectionOfItsOwn(connections, factories, "purchase-api store queries");
-        this.template = new AsyncRabbitTemplate(new RabbitTemplate(connectionFactory));
-        this.template.setReceiveTimeout(properties.replyTimeout().toMillis());
-        // The template's own timer would keep each answered batch's timeout queued until it is
-        // due, and wake for it then: this one drops it when the reply comes (as Deadlines does).
-        this.timeouts = new ThreadPoolTaskScheduler();
-        this.timeouts.setThreadNamePrefix("store-query-timeouts-");
-        this.timeouts.setRemoveOnCancelPolicy(true);
-        this.timeouts.initialize();
-        this.template.setTaskScheduler(timeouts);
+        this.template = new RabbitTemplate(connectionFactory);
+        this.template.setReplyTimeout(properties.replyTimeout().toMillis());
         this.properties = properties;
         this.deadlines = deadlines;
         this.waiting = new ArrayBlockingQueue<>(properties.queueCapacity());
@@ -103,7 +88,9 @@ class StoreQueryClient implements DisposableBean {
         }
         this.batchSize = DistributionSummary.builder("store.rpc.batch.size")
                 .description("Store queries per RPC message").baseUnit("queries").register(registry);
-        this.template.start();
+        for (int i = 0; i < properties.lanes(); i++) {
+            lanes.add(Thread.ofPlatform().name("store-query-lane-" + i).daemon().start(this::lane));
+        }
     }
 
     /**
@@ -155,8 +142,6 @@ class StoreQueryClient implements DisposableBean {
             fail(asked, Failure.overloaded, new StoreQueryFailedException(503, closed
                     ? "the API is shutting down; retry later"
                     : "too many store queries wait (" + properties.queueCapacity() + "); retry later"));
-        } else {
-            sendWhatWaits();
         }
         // Untimed: the deadline above settles it. A timed wait of a virtual thread costs more (see Deadlines).
         try {
@@ -179,35 +164,25 @@ class StoreQueryClient implements DisposableBean {
                 + properties.replyTimeout().toMillis() + " ms; retry later");
     }
 
-    /**
-     * Sends what waits, a batch per free lane. A caller queues its query before it calls this
-     * and a reply frees its lane before it does, so a query that finds every lane taken is sent
-     * by the reply that frees one.
-     */
-    private void sendWhatWaits() {
-        while (!closed && !waiting.isEmpty() && takeLane()) {
-            List<Asked> batch = new ArrayList<>();
-            waiting.drainTo(batch, properties.maxBatch());
+    private void lane() {
+        List<Asked> batch = new ArrayList<>();
+        while (!closed) {
+            try {
+                batch.add(waiting.take());
+            } catch (InterruptedException e) {
+                return;
+            }
+            waiting.drainTo(batch, properties.maxBatch() - 1);
             batch.removeIf(asked -> asked.reply().isDone()); // past their deadline
-            if (batch.isEmpty()) {
-                inFlight.decrementAndGet();
-            } else {
-                send(batch);
+            if (!batch.isEmpty()) {
+                ask(batch);
             }
+            batch.clear();
         }
     }
 
-    private boolean takeLane() {
-        for (int taken = inFlight.get(); taken < properties.lanes(); taken = inFlight.get()) {
-            if (inFlight.compareAndSet(taken, taken + 1)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /** Sends one batch; its reply or failure answers every query of it and frees its lane. Never throws. */
-    private void send(List<Asked> batch) {
+    /** Sends one batch and answers every query of it; never throws. */
+    private void ask(List<Asked> batch) {
         List<StoreQuery> queries = new ArrayList<>(batch.size());
         for (Asked asked : batch) {
             queries.add(asked.query());
@@ -218,33 +193,17 @@ class StoreQueryClient implements DisposableBean {
         messageProperties.setDeliveryMode(MessageDeliveryMode.NON_PERSISTENT);
         messageProperties.setExpiration(Long.toString(properties.requestExpiry().toMillis()));
         batchSize.record(batch.size());
-        CompletableFuture<Message> reply;
+        Message reply;
         try {
             reply = template.sendAndReceive("", Topology.STORE_RPC_QUEUE,
                     new Message(WireFormat.encode(new StoreQueries(queries)), messageProperties));
         } catch (RuntimeException e) {
-            // AmqpException mostly: no connection, no channel.
-            reply = CompletableFuture.failedFuture(e);
-        }
-        reply.whenComplete((message, error) -> {
-            try {
-                answer(batch, message, error);
-            } finally {
-                inFlight.decrementAndGet();
-                sendWhatWaits();
-            }
-        });
-    }
-
-    /** Answers every query of a batch from its reply or its failure; never throws. */
-    private void answer(List<Asked> batch, Message reply, Throwable error) {
-        if (error instanceof AmqpReplyTimeoutException) {
-            failAll(batch, Failure.timeout, timeout());
+            // AmqpException mostly; anything else must not stop the lane either.
+            failAll(batch, Failure.unreachable, new StoreQueryFailedException(503, "the broker is unreachable; retry later", e));
             return;
         }
-        if (error != null) {
-            failAll(batch, Failure.unreachable, new StoreQueryFailedException(503, "the broker is unreachable; retry later",
-                    error instanceof CompletionException ? error.getCause() : error));
+        if (reply == null) {
+            failAll(batch, Failure.timeout, timeout());
             return;
         }
         List<StoreQueryReply> replies;
@@ -288,13 +247,18 @@ class StoreQueryClient implements DisposableBean {
     }
 
     @Override
-    public void destroy() {
+    public void destroy() throws InterruptedException {
         closed = true;
+        for (Thread lane : lanes) {
+            lane.interrupt();
+        }
+        for (Thread lane : lanes) {
+            lane.join(properties.replyTimeout().toMillis());
+        }
         for (Asked asked = waiting.poll(); asked != null; asked = waiting.poll()) {
             fail(asked, Failure.overloaded, new StoreQueryFailedException(503, "the API is shutting down; retry later"));
         }
         template.stop();
-        timeouts.destroy();
         connectionFactory.destroy();
     }
 }
