@@ -19,7 +19,7 @@ import org.springframework.stereotype.Component;
  * {@code replyTo} (purchase-api uses direct reply-to) with the request's correlation id, which
  * the listener adapter copies. The reply is a raw JSON {@link Message}, so no converter adds
  * type headers. A request without {@code replyTo} cannot be answered: it is counted, logged and
- * dropped. Thread-safe.
+ * dropped. It listens on a connection of its own ({@link RpcConfiguration}). Thread-safe.
  */
 @Component
 class RpcServer {
@@ -35,7 +35,8 @@ class RpcServer {
                 .description("RPC requests dropped because they carried no reply-to").register(registry);
     }
 
-    @RabbitListener(id = "storeRpc", queues = Topology.STORE_RPC_QUEUE, concurrency = "${store.query.rpc-consumers}")
+    @RabbitListener(id = "storeRpc", queues = Topology.STORE_RPC_QUEUE, concurrency = "${store.query.rpc-consumers}",
+            containerFactory = "rpcListenerContainerFactory")
     Message answer(Message request) {
         if (request.getMessageProperties().getReplyTo() == null) {
             unanswerable.increment();
