@@ -30,11 +30,9 @@ import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.Set;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -106,26 +104,6 @@ class StoreServiceIT {
             for (String shard : shards) {
                 assertThat(consumersOf(shard)).as(shard).isEqualTo(2);
             }
-        });
-    }
-
-    @Test
-    void answersQueriesOnAConnectionOfItsOwnApartFromTheShardConsumers() {
-        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
-            Map<String, Set<String>> connectionsByQueue = new HashMap<>();
-            JsonNode consumers = WireFormat.mapper().readTree(BROKER.management().send("GET", "api/consumers/" + BROKER.vhost(), null));
-            for (JsonNode consumer : consumers) {
-                connectionsByQueue.computeIfAbsent(consumer.get("queue").get("name").asString(), queue -> new HashSet<>())
-                        .add(consumer.get("channel_details").get("connection_name").asString());
-            }
-            Set<String> rpc = connectionsByQueue.getOrDefault(Topology.STORE_RPC_QUEUE, Set.of());
-            assertThat(rpc).as("connections of the RPC consumers").hasSize(1);
-            for (String shard : BROKER.shardQueues(Topology.STORE_EXCHANGE)) {
-                assertThat(connectionsByQueue.get(shard)).as(shard).isNotEmpty().doesNotContainAnyElementsOf(rpc);
-            }
-            String path = "api/connections/" + java.net.URLEncoder.encode(rpc.iterator().next(), StandardCharsets.UTF_8).replace("+", "%20");
-            JsonNode connection = WireFormat.mapper().readTree(BROKER.management().send("GET", path, null));
-            assertThat(connection.get("client_properties").get("connection_name").asString()).isEqualTo("store-service store queries");
         });
     }
 

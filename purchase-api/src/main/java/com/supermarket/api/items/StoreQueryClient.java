@@ -2,7 +2,6 @@ package com.supermarket.api.items;
 
 import com.supermarket.api.Deadlines;
 import com.supermarket.contract.MalformedMessageException;
-import com.supermarket.contract.OwnConnection;
 import com.supermarket.contract.StoreQueries;
 import com.supermarket.contract.StoreQuery;
 import com.supermarket.contract.StoreQueryReply;
@@ -25,6 +24,7 @@ import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.MessageDeliveryMode;
 import org.springframework.amqp.core.MessageProperties;
 import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
+import org.springframework.amqp.rabbit.connection.RabbitConnectionFactoryBean;
 import org.springframework.amqp.rabbit.core.RabbitTemplate;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.boot.amqp.autoconfigure.CachingConnectionFactoryConfigurer;
@@ -72,11 +72,11 @@ class StoreQueryClient implements DisposableBean {
 
     /**
      * @param connections Boot's configurers, which make the queries' own connection with the
-     *                    application's settings ({@link OwnConnection})
+     *                    application's settings ({@link #connectionOfItsOwn})
      */
     StoreQueryClient(RabbitConnectionFactoryBeanConfigurer connections, CachingConnectionFactoryConfigurer factories,
                      RpcProperties properties, Deadlines deadlines, MeterRegistry registry) {
-        this.connectionFactory = OwnConnection.of(connections, factories, "purchase-api store queries");
+        this.connectionFactory = connectionOfItsOwn(connections, factories, "purchase-api store queries");
         this.template = new RabbitTemplate(connectionFactory);
         this.template.setReplyTimeout(properties.replyTimeout().toMillis());
         this.properties = properties;
@@ -91,6 +91,31 @@ class StoreQueryClient implements DisposableBean {
         for (int i = 0; i < properties.lanes(); i++) {
             lanes.add(Thread.ofPlatform().name("store-query-lane-" + i).daemon().start(this::lane));
         }
+    }
+
+    /**
+     * The queries' connection, made as Spring Boot makes the application's: every address of
+     * {@code RABBITMQ_ADDRESSES} (a connection made from the application's underlying factory
+     * would know only the first, and never fail over), the credentials, vhost and timeouts;
+     * named {@code name} in the broker's connection list; neither confirmed nor returned. Not a
+     * bean, which would replace Boot's own connection factory.
+     */
+    static CachingConnectionFactory connectionOfItsOwn(RabbitConnectionFactoryBeanConfigurer connections,
+                                                       CachingConnectionFactoryConfigurer factories, String name) {
+        RabbitConnectionFactoryBean connection = new RabbitConnectionFactoryBean();
+        connections.configure(connection);
+        CachingConnectionFactory factory;
+        try {
+            connection.afterPropertiesSet();
+            factory = new CachingConnectionFactory(connection.getObject());
+        } catch (Exception e) {
+            throw new IllegalStateException("could not configure the connection '" + name + "'", e);
+        }
+        factories.configure(factory);
+        factory.setConnectionNameStrategy(ignored -> name);
+        factory.setPublisherConfirmType(CachingConnectionFactory.ConfirmType.NONE);
+        factory.setPublisherReturns(false);
+        return factory;
     }
 
     private static <O extends Enum<O>> Map<O, Timer> timers(MeterRegistry registry, StoreQuery.Kind kind, Class<O> outcomes) {

@@ -19,7 +19,7 @@ import org.springframework.stereotype.Component;
  * {@code replyTo} (purchase-api uses direct reply-to) with the request's correlation id, which
  * the listener adapter copies. The reply is a raw JSON {@link Message}, so no converter adds
  * type headers. A request without {@code replyTo} cannot be answered: it is counted, logged and
- * dropped. It listens on a connection of its own ({@link RpcConfiguration}). Thread-safe.
+ * dropped. Thread-safe.
  */
 @Component
 class RpcServer {
@@ -35,8 +35,7 @@ class RpcServer {
                 .description("RPC requests dropped because they carried no reply-to").register(registry);
     }
 
-    @RabbitListener(id = "storeRpc", queues = Topology.STORE_RPC_QUEUE, concurrency = "${store.query.rpc-consumers}",
-            containerFactory = "rpcListenerContainerFactory")
+    @RabbitListener(id = "storeRpc", queues = Topology.STORE_RPC_QUEUE, concurrency = "${store.query.rpc-consumers}")
     Message answer(Message request) {
         if (request.getMessageProperties().getReplyTo() == null) {
             unanswerable.increment();

@@ -1,4 +1,4 @@
-package com.supermarket.contract;
+package com.supermarket.api.items;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -15,12 +15,12 @@ import org.springframework.boot.amqp.autoconfigure.RabbitProperties;
 import org.springframework.core.io.DefaultResourceLoader;
 
 /**
- * A service's own connection ({@link OwnConnection}) on the real broker: made from the
- * application's settings as Spring Boot makes its own, it tries every address.
+ * The store queries' connection ({@link StoreQueryClient#connectionOfItsOwn}) on the real broker:
+ * made from the application's settings as Spring Boot makes its own, it tries every address.
  */
-class OwnConnectionIT {
+class StoreQueryConnectionIT {
 
-    private static final TestBroker BROKER = TestBroker.create("own-connection");
+    private static final TestBroker BROKER = TestBroker.create("store-query-connection");
 
     @AfterAll
     static void close() {
@@ -38,14 +38,14 @@ class OwnConnectionIT {
         rabbit.setPublisherConfirmType(ConfirmType.CORRELATED);
         rabbit.setPublisherReturns(true);
 
-        CachingConnectionFactory factory = OwnConnection.of(
+        CachingConnectionFactory factory = StoreQueryClient.connectionOfItsOwn(
                 new RabbitConnectionFactoryBeanConfigurer(new DefaultResourceLoader(), rabbit),
-                new CachingConnectionFactoryConfigurer(rabbit), "test own connection");
+                new CachingConnectionFactoryConfigurer(rabbit), "test store queries");
         try {
             Connection connection = factory.createConnection();
 
             assertThat(connection.isOpen()).isTrue();
-            assertThat(connection.getDelegate().getClientProvidedName()).isEqualTo("test own connection");
+            assertThat(connection.getDelegate().getClientProvidedName()).isEqualTo("test store queries");
             assertThat(factory.isPublisherConfirms()).isFalse();
             assertThat(factory.isSimplePublisherConfirms()).isFalse();
             assertThat(factory.isPublisherReturns()).isFalse();
