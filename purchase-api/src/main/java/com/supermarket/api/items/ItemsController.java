@@ -1,9 +1,12 @@
 package com.supermarket.api.items;
 
 import com.supermarket.api.PlatformProperties;
+import com.supermarket.api.web.DeferredAnswer;
 import com.supermarket.contract.StoreQuery;
 import com.supermarket.contract.StoreQuery.Kind;
 import com.supermarket.contract.StoreQueryReply;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
@@ -20,11 +23,14 @@ import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The store queries: {@code GET /items/store/{storeID}} (top items at a store) and
  * {@code GET /items/top10/{itemID}} with its alias {@code /items/top5/{itemID}} (top stores for
- * an item), answered by store-service over RPC. Thread-safe.
+ * an item), answered by store-service over RPC. A query's answer is written by the thread that
+ * receives the reply ({@link DeferredAnswer}); bad input is refused before anything is asked.
+ * Thread-safe.
  */
 @RestController
 class ItemsController {
@@ -35,11 +41,13 @@ class ItemsController {
     private final StoreQueryClient client;
     private final PlatformProperties platform;
     private final QueryLimits limits;
+    private final JsonMapper json;
 
-    ItemsController(StoreQueryClient client, PlatformProperties platform, QueryLimits limits) {
+    ItemsController(StoreQueryClient client, PlatformProperties platform, QueryLimits limits, JsonMapper json) {
         this.client = client;
         this.platform = platform;
         this.limits = limits;
+        this.json = json;
     }
 
     /**
@@ -62,32 +70,40 @@ class ItemsController {
     }
 
     @GetMapping("/items/store/{storeID}")
-    Ranking<ItemCount> topItemsAtStore(@PathVariable("storeID") String storeId,
-                                       @RequestParam(name = "limit", required = false) String limit) {
+    void topItemsAtStore(@PathVariable("storeID") String storeId, @RequestParam(name = "limit", required = false) String limit,
+                         HttpServletRequest request, HttpServletResponse response) {
         int id = id("storeID", storeId, platform.maxStores(), "store");
-        StoreQueryReply reply = ask(new StoreQuery(Kind.TOP_ITEMS_AT_STORE, id, limit(limit, limits.defaultItemsAtStore())));
-        return ranking(reply, entry -> new ItemCount(entry.id(), entry.quantity()));
+        answer(new StoreQuery(Kind.TOP_ITEMS_AT_STORE, id, limit(limit, limits.defaultItemsAtStore())),
+                entry -> new ItemCount(entry.id(), entry.quantity()), request, response);
     }
 
     @GetMapping({"/items/top10/{itemID}", "/items/top5/{itemID}"})
-    Ranking<StoreCount> topStoresForItem(@PathVariable("itemID") String itemId,
-                                         @RequestParam(name = "limit", required = false) String limit) {
+    void topStoresForItem(@PathVariable("itemID") String itemId, @RequestParam(name = "limit", required = false) String limit,
+                          HttpServletRequest request, HttpServletResponse response) {
         int id = id("itemID", itemId, platform.maxItemId(), "item");
-        StoreQueryReply reply = ask(new StoreQuery(Kind.TOP_STORES_FOR_ITEM, id, limit(limit, limits.defaultStoresForItem())));
-        return ranking(reply, entry -> new StoreCount(entry.id(), entry.quantity()));
+        answer(new StoreQuery(Kind.TOP_STORES_FOR_ITEM, id, limit(limit, limits.defaultStoresForItem())),
+                entry -> new StoreCount(entry.id(), entry.quantity()), request, response);
     }
 
-    private StoreQueryReply ask(StoreQuery query) {
-        StoreQueryReply reply = client.query(query);
+    /**
+     * Asks {@code query} and answers the request from the thread that settles it (a query lane,
+     * or the deadline's timer): the request's own thread does not wait for the reply
+     * ({@link DeferredAnswer}). The client's deadline settles every query.
+     */
+    private <T> void answer(StoreQuery query, Function<StoreQueryReply.Ranked, T> entry,
+                            HttpServletRequest request, HttpServletResponse response) {
+        DeferredAnswer answer = new DeferredAnswer(request, response, json);
+        // The client fails a query only with a StoreQueryFailedException.
+        client.query(query).whenComplete((reply, error) -> answer.send(() -> error == null
+                ? answerOf(reply, entry) : failed((StoreQueryFailedException) error)));
+    }
+
+    private <T> ResponseEntity<?> answerOf(StoreQueryReply reply, Function<StoreQueryReply.Ranked, T> entry) {
         return switch (reply.status()) {
-            case OK -> reply;
-            case NOT_FOUND -> throw new StoreQueryFailedException(404, orDefault(reply.message(), "not found"));
-            case BAD_REQUEST -> throw new StoreQueryFailedException(400, orDefault(reply.message(), "bad request"));
+            case OK -> ResponseEntity.ok(new Ranking<>(reply.entries().stream().map(entry).toList()));
+            case NOT_FOUND -> failed(new StoreQueryFailedException(404, orDefault(reply.message(), "not found")));
+            case BAD_REQUEST -> failed(new StoreQueryFailedException(400, orDefault(reply.message(), "bad request")));
         };
-    }
-
-    private static <T> Ranking<T> ranking(StoreQueryReply reply, Function<StoreQueryReply.Ranked, T> entry) {
-        return new Ranking<>(reply.entries().stream().map(entry).toList());
     }
 
     private static int id(String name, String raw, int max, String what) {

@@ -17,8 +17,6 @@ import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.MessageDeliveryMode;
@@ -45,8 +43,9 @@ import org.springframework.stereotype.Component;
  * <p>The queries run on their own lane: their own AMQP connection and channels, never the
  * publishing pool nor the health check's, so a burst of GETs can neither exhaust the channels
  * purchases are published on nor queue behind their frames. The request expires on the queue
- * before the caller stops waiting; a caller waits at most the reply timeout from its arrival,
- * queued or in flight ({@link Deadlines} fails it), and a lane drops the queries already failed.
+ * before the caller stops waiting; a query is settled at most the reply timeout after its
+ * arrival, queued or in flight ({@link Deadlines} fails it), and a lane drops the queries
+ * already failed. Nobody blocks on a query but the lanes: the caller gets a future.
  * Thread-safe.
  */
 @Component
@@ -130,12 +129,13 @@ class StoreQueryClient implements DisposableBean {
     }
 
     /**
-     * @return a reply with a status
-     * @throws StoreQueryFailedException with 504 when no reply came in time, 503 when the broker
-     *                                   cannot be reached or too many queries wait, 502 when the
-     *                                   reply is unreadable or carries no status
+     * Queues {@code query} for a lane. The future completes exactly once, on the thread that
+     * settles it (a lane, the deadline's timer, or this one when the query is refused at once):
+     * with a reply that has a status, or with a {@link StoreQueryFailedException}: 504 when no
+     * reply came in time, 503 when the broker cannot be reached or too many queries wait, 502
+     * when the reply is unreadable or carries no status. It never outlives the reply timeout.
      */
-    StoreQueryReply query(StoreQuery query) {
+    CompletableFuture<StoreQueryReply> query(StoreQuery query) {
         Asked asked = new Asked(query, System.nanoTime(), new CompletableFuture<>());
         deadlines.expire(asked.reply(), properties.replyTimeout(), () -> fail(asked, Failure.timeout, timeout()));
         if (closed || !waiting.offer(asked)) {
@@ -143,20 +143,7 @@ class StoreQueryClient implements DisposableBean {
                     ? "the API is shutting down; retry later"
                     : "too many store queries wait (" + properties.queueCapacity() + "); retry later"));
         }
-        // Untimed: the deadline above settles it. A timed wait of a virtual thread costs more (see Deadlines).
-        try {
-            return asked.reply().get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            fail(asked, Failure.unreachable, new StoreQueryFailedException(503, "the request was interrupted; retry later", e));
-        } catch (ExecutionException e) {
-            // Failed, by a lane, the deadline or this thread: its cause is the answer.
-        }
-        try {
-            return asked.reply().getNow(null);
-        } catch (CompletionException e) {
-            throw (StoreQueryFailedException) e.getCause();
-        }
+        return asked.reply();
     }
 
     private StoreQueryFailedException timeout() {

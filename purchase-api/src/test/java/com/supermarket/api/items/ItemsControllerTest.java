@@ -1,5 +1,8 @@
 package com.supermarket.api.items;
 
+import static java.util.concurrent.CompletableFuture.completedFuture;
+import static java.util.concurrent.CompletableFuture.failedFuture;
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.mockito.ArgumentMatchers.any;
 import static org.mockito.Mockito.verify;
@@ -9,6 +12,7 @@ import static org.springframework.test.web.servlet.request.MockMvcRequestBuilder
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.content;
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.header;
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.jsonPath;
+import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.request;
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.status;
 
 import com.supermarket.api.PlatformProperties;
@@ -17,6 +21,7 @@ import com.supermarket.contract.StoreQuery.Kind;
 import com.supermarket.contract.StoreQueryReply;
 import com.supermarket.contract.StoreQueryReply.Ranked;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -27,6 +32,7 @@ import org.springframework.boot.webmvc.test.autoconfigure.WebMvcTest;
 import org.springframework.context.annotation.Import;
 import org.springframework.test.context.bean.override.mockito.MockitoBean;
 import org.springframework.test.web.servlet.MockMvc;
+import org.springframework.test.web.servlet.MvcResult;
 
 @WebMvcTest(ItemsController.class)
 @Import(ItemsControllerTest.Properties.class)
@@ -46,7 +52,7 @@ class ItemsControllerTest {
     @Test
     void mapsTheTopItemsOfAStoreWithTheDefaultLimit() throws Exception {
         when(client.query(new StoreQuery(Kind.TOP_ITEMS_AT_STORE, 7, 10)))
-                .thenReturn(StoreQueryReply.ok(List.of(new Ranked(101, 42), new Ranked(5, 3))));
+                .thenReturn(completedFuture(StoreQueryReply.ok(List.of(new Ranked(101, 42), new Ranked(5, 3)))));
 
         mvc.perform(get("/items/store/7"))
                 .andExpect(status().isOk())
@@ -56,7 +62,7 @@ class ItemsControllerTest {
     @Test
     void mapsTheTopStoresOfAnItemOnBothPathsWithTheDefaultLimit() throws Exception {
         when(client.query(new StoreQuery(Kind.TOP_STORES_FOR_ITEM, 9, 5)))
-                .thenReturn(StoreQueryReply.ok(List.of(new Ranked(7, 42))));
+                .thenReturn(completedFuture(StoreQueryReply.ok(List.of(new Ranked(7, 42)))));
 
         for (String path : List.of("/items/top10/9", "/items/top5/9")) {
             mvc.perform(get(path))
@@ -67,7 +73,7 @@ class ItemsControllerTest {
 
     @Test
     void passesTheRequestedLimit() throws Exception {
-        when(client.query(any())).thenReturn(StoreQueryReply.ok(List.of()));
+        when(client.query(any())).thenReturn(completedFuture(StoreQueryReply.ok(List.of())));
 
         mvc.perform(get("/items/store/3?limit=1000")).andExpect(status().isOk()).andExpect(content().json("{\"stores\":[]}"));
 
@@ -96,8 +102,8 @@ class ItemsControllerTest {
 
     @Test
     void mapsTheStoreServicesNotFoundAndBadRequest() throws Exception {
-        when(client.query(new StoreQuery(Kind.TOP_ITEMS_AT_STORE, 8, 10))).thenReturn(StoreQueryReply.notFound("store 8 unknown"));
-        when(client.query(new StoreQuery(Kind.TOP_ITEMS_AT_STORE, 9, 10))).thenReturn(StoreQueryReply.badRequest("limit too big"));
+        when(client.query(new StoreQuery(Kind.TOP_ITEMS_AT_STORE, 8, 10))).thenReturn(completedFuture(StoreQueryReply.notFound("store 8 unknown")));
+        when(client.query(new StoreQuery(Kind.TOP_ITEMS_AT_STORE, 9, 10))).thenReturn(completedFuture(StoreQueryReply.badRequest("limit too big")));
 
         mvc.perform(get("/items/store/8")).andExpect(status().isNotFound()).andExpect(jsonPath("$.message").value("store 8 unknown"));
         mvc.perform(get("/items/store/9")).andExpect(status().isBadRequest()).andExpect(jsonPath("$.message").value("limit too big"));
@@ -106,9 +112,9 @@ class ItemsControllerTest {
     @Test
     void mapsATimeoutTo504AndAnUnreachableBrokerTo503BothWithRetryAfter() throws Exception {
         when(client.query(new StoreQuery(Kind.TOP_ITEMS_AT_STORE, 1, 10)))
-                .thenThrow(new StoreQueryFailedException(504, "store-service did not answer"));
+                .thenReturn(failedFuture(new StoreQueryFailedException(504, "store-service did not answer")));
         when(client.query(new StoreQuery(Kind.TOP_ITEMS_AT_STORE, 2, 10)))
-                .thenThrow(new StoreQueryFailedException(503, "the broker is unreachable"));
+                .thenReturn(failedFuture(new StoreQueryFailedException(503, "the broker is unreachable")));
 
         mvc.perform(get("/items/store/1")).andExpect(status().isGatewayTimeout())
                 .andExpect(header().string("Retry-After", "1"))
@@ -116,5 +122,30 @@ class ItemsControllerTest {
         mvc.perform(get("/items/store/2")).andExpect(status().isServiceUnavailable())
                 .andExpect(header().exists("Retry-After"))
                 .andExpect(jsonPath("$.message").value("the broker is unreachable"));
+    }
+
+    @Test
+    void answersOnTheThreadThatSettlesTheQueryAfterTheHandlerReturned() throws Exception {
+        CompletableFuture<StoreQueryReply> reply = new CompletableFuture<>();
+        when(client.query(new StoreQuery(Kind.TOP_STORES_FOR_ITEM, 4, 5))).thenReturn(reply);
+
+        MvcResult result = mvc.perform(get("/items/top10/4")).andExpect(request().asyncStarted()).andReturn();
+        assertThat(result.getResponse().getContentAsString()).isEmpty();
+
+        Thread settler = Thread.ofPlatform().start(() -> reply.complete(StoreQueryReply.ok(List.of(new Ranked(12, 7)))));
+        settler.join();
+
+        assertThat(result.getResponse().getStatus()).isEqualTo(200);
+        assertThat(result.getResponse().getContentType()).isEqualTo("application/json");
+        assertThat(result.getResponse().getContentAsString()).isEqualTo("{\"stores\":[{\"storeID\":12,\"numberOfItems\":7}]}");
+        assertThat(result.getRequest().isAsyncStarted()).as("the request completed").isFalse();
+    }
+
+    @Test
+    void answers500WhenTheQueryFailsUnexpectedly() throws Exception {
+        when(client.query(new StoreQuery(Kind.TOP_ITEMS_AT_STORE, 5, 10))).thenReturn(failedFuture(new IllegalStateException("a bug")));
+
+        mvc.perform(get("/items/store/5")).andExpect(status().isInternalServerError())
+                .andExpect(jsonPath("$.message").value("internal error; the request was not processed"));
     }
 }
