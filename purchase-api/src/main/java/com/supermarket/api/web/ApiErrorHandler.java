@@ -34,6 +34,11 @@ class ApiErrorHandler extends ResponseEntityExceptionHandler {
     /** A bug, never bad input: logged with its stack trace, answered without internals. */
     @ExceptionHandler(Exception.class)
     ResponseEntity<Map<String, String>> unexpected(Exception ex) {
+        return internalError(ex);
+    }
+
+    /** The answer to a bug, logged with its stack trace; also {@link DeferredAnswer}'s. */
+    static ResponseEntity<Map<String, String>> internalError(Exception ex) {
         log.error("unexpected error", ex);
         return ResponseEntity.status(HttpStatus.INTERNAL_SERVER_ERROR)
                 .body(Map.of("message", "internal error; the request was not processed"));

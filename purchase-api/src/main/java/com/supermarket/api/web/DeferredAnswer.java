@@ -4,7 +4,6 @@ import jakarta.servlet.AsyncContext;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
-import java.util.Map;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -54,9 +53,8 @@ public final class DeferredAnswer {
                 made = answer.get();
                 body = json.writeValueAsBytes(made.getBody());
             } catch (RuntimeException e) {
-                log.error("unexpected error", e);
-                made = ResponseEntity.internalServerError().build();
-                body = json.writeValueAsBytes(Map.of("message", "internal error; the request was not processed"));
+                made = ApiErrorHandler.internalError(e);
+                body = json.writeValueAsBytes(made.getBody());
             }
             response.setStatus(made.getStatusCode().value());
             made.getHeaders().forEach((name, values) -> values.forEach(value -> response.addHeader(name, value)));
