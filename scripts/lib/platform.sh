@@ -16,7 +16,7 @@ DYNAMODB_LOCAL_PORT="${DYNAMODB_LOCAL_PORT:-8000}"
 # Services share two cores with the client on a laptop-sized machine; cap their heaps. The
 # whole heap from the start: G1 then gives the young generation room at once; in a benchmark
 # run purchase-api paused 37 times instead of 128 and spent ~9 % less CPU per purchase
-# (README, "Where it stands").
+# (docs/performance.md).
 SERVICE_JAVA_OPTS="${SERVICE_JAVA_OPTS:--Xms768m -Xmx768m}"
 # A database of its own, so a run never meets a schema left by a development build in the
 # default "purchases" database (Flyway would refuse to start on a checksum mismatch).

@@ -42,7 +42,7 @@ record PublishProperties(@DefaultValue("true") boolean persistent,
      * broker spent 0.19 ms of CPU per purchase instead of 0.10; at a paced 3,000/s, 12 ms
      * instead of 4 cut the CPU per purchase by a quarter; at a paced 5,500/s with GETs, 20 ms
      * instead of 12 cut the broker's by a fifth and the whole stack's by an eighth, for ~4 ms
-     * more at the POSTs' median (README, "Where it stands"). The 2 ms gap keeps a closed loop of
+     * more at the POSTs' median (docs/performance.md). The 2 ms gap keeps a closed loop of
      * few clients, who all wait for their answers, from being held for the cap each round.
      *
      * @param maxSize          most purchases in one message ({@code PUBLISH_BATCH_MAX_SIZE})

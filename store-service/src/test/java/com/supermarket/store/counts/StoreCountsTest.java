@@ -202,7 +202,7 @@ class StoreCountsTest {
 
     @Test
     void theFullSizeTakesTheDocumentedMemory() {
-        // 1,024 rows of 100,000 ints plus 1,024 dedup windows of 1,024 ids: 435 MB (README).
+        // 1,024 rows of 100,000 ints plus 1,024 dedup windows of 1,024 ids: 435 MB (store-service README).
         assertThat(StoreCounts.bytesWhenFull(1024, 100_000, 1024)).isBetween(430_000_000L, 440_000_000L);
     }
 
