@@ -93,9 +93,16 @@ class ItemsController {
     private <T> void answer(StoreQuery query, Function<StoreQueryReply.Ranked, T> entry,
                             HttpServletRequest request, HttpServletResponse response) {
         DeferredAnswer answer = new DeferredAnswer(request, response, json);
-        // The client fails a query only with a StoreQueryFailedException.
-        client.query(query).whenComplete((reply, error) -> answer.send(() -> error == null
-                ? answerOf(reply, entry) : failed((StoreQueryFailedException) error)));
+        client.query(query).whenComplete((reply, error) -> answer.send(() -> {
+            if (error == null) {
+                return answerOf(reply, entry);
+            }
+            if (error instanceof StoreQueryFailedException failure) {
+                return failed(failure);
+            }
+            // A bug: DeferredAnswer logs it, with this cause, and answers 500.
+            throw new IllegalStateException("a store query failed unexpectedly", error);
+        }));
     }
 
     private <T> ResponseEntity<?> answerOf(StoreQueryReply reply, Function<StoreQueryReply.Ranked, T> entry) {
