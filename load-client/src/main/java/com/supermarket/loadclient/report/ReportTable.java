@@ -69,26 +69,31 @@ final class ReportTable {
 
     /**
      * Per run, the window in which every store sent ({@link FullLoad}): its length, its
-     * throughput, and the median and p99 of each request type answered within it.
+     * throughput, the median and p99 of each request type answered within it, and of the
+     * client's event-loop lag (the client's own share of those latencies; "-" for result files
+     * written before it was measured).
      */
     static String fullLoadMarkdown(List<RunResult> runs) {
         List<RequestType> types = Arrays.stream(RequestType.values())
                 .filter(type -> runs.stream().anyMatch(run -> run.fullLoad().latency().containsKey(type))).toList();
         StringBuilder table = new StringBuilder("| label | stores | mode | offered req/s | seconds | successful req/s |");
         types.forEach(type -> table.append(' ').append(type.csvName()).append(" p50 / p99 ms |"));
-        table.append("\n|---|---:|---|---:|---:|---:|").append("---:|".repeat(types.size())).append('\n');
+        table.append(" client loop lag p50 / p99 ms |");
+        table.append("\n|---|---:|---|---:|---:|---:|").append("---:|".repeat(types.size() + 1)).append('\n');
         for (RunResult run : runs) {
             FullLoad full = run.fullLoad();
             table.append(String.format(Locale.ROOT, "| %s | %d | %s | %s | %.1f | %,.0f |", run.label(),
                     run.parameters().maxStores(), run.mode(), offered(run), full.seconds(), full.requestsPerSecond()));
             for (RequestType type : types) {
-                LatencySummary latency = full.latency().get(type);
-                table.append(latency == null ? " - |"
-                        : String.format(Locale.ROOT, " %.1f / %.1f |", latency.medianMs(), latency.p99Ms()));
+                table.append(medianAndP99(full.latency().get(type)));
             }
-            table.append('\n');
+            table.append(medianAndP99(full.clientLoopLag().count() == 0 ? null : full.clientLoopLag())).append('\n');
         }
         return table.toString();
+    }
+
+    private static String medianAndP99(LatencySummary latency) {
+        return latency == null ? " - |" : String.format(Locale.ROOT, " %.1f / %.1f |", latency.medianMs(), latency.p99Ms());
     }
 
     private static String offered(RunResult run) {

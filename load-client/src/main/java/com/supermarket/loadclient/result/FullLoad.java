@@ -14,15 +14,21 @@ import java.util.Map;
  * @param requestsPerSecond successful requests per second within it
  * @param latency           per request type, of the requests answered within it; the mean and
  *                          max come from the histogram (3 significant digits), not exact sums
+ * @param clientLoopLag     how late the client's event loops ran within it (a 1 ms probe on each
+ *                          loop): the part of every latency above that the client itself adds
+ *                          while it shares the cores; empty in result files written before it
+ *                          was measured
  */
-public record FullLoad(double seconds, double requestsPerSecond, Map<RequestType, LatencySummary> latency) {
+public record FullLoad(double seconds, double requestsPerSecond, Map<RequestType, LatencySummary> latency,
+        LatencySummary clientLoopLag) {
 
     public FullLoad {
         latency = Map.copyOf(latency);
+        clientLoopLag = clientLoopLag == null ? LatencySummary.empty() : clientLoopLag;
     }
 
     /** No window: a run too short for one, or a result file written before it was measured. */
     public static FullLoad none() {
-        return new FullLoad(0, 0, Map.of());
+        return new FullLoad(0, 0, Map.of(), LatencySummary.empty());
     }
 }

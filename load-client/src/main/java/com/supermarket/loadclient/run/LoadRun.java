@@ -75,6 +75,11 @@ final class LoadRun {
                 gateOf(gates, store).whenOpen(worker::start);
             }
             sweepTimeouts(loops, storesOfLoop);
+            for (int i = 0; i < loops.size(); i++) {
+                EventLoop loop = loops.get(i);
+                new LoopLag(metrics[i], System::nanoTime, (nanos, probe) -> loop.schedule(probe, nanos, TimeUnit.NANOSECONDS))
+                        .start();
+            }
             ScheduledExecutorService sampling = Executors.newSingleThreadScheduledExecutor(
                     Thread.ofPlatform().name("sampler").daemon().factory());
             long period = settings.sampleInterval().toNanos();

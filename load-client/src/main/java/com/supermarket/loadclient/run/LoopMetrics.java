@@ -6,10 +6,11 @@ import org.HdrHistogram.SingleWriterRecorder;
 import com.supermarket.loadclient.result.RequestType;
 
 /**
- * Latencies of the successful requests of the stores on one event loop, per request type, in
- * microseconds.
+ * Latencies of the successful requests of the stores on one event loop, per request type, and the
+ * loop's own lag ({@link LoopLag}), in microseconds.
  * <p>
- * Thread-safety: exactly one writer (the loop's thread) calls {@link #recordSuccess}; one reader
+ * Thread-safety: exactly one writer (the loop's thread) calls {@link #recordSuccess} and
+ * {@link #recordLag}; one reader
  * (the sampler) may concurrently take {@link #intervalHistogram interval histograms}, which the
  * wait-free {@link SingleWriterRecorder} allows without a lock on the writer's path. The exact
  * count, sum and max are plain fields read only after every store of the loop has finished.
@@ -22,6 +23,7 @@ final class LoopMetrics {
     private final long[] count = new long[TYPES.length];
     private final long[] sumMicros = new long[TYPES.length];
     private final long[] maxMicros = new long[TYPES.length];
+    private final SingleWriterRecorder lag = new SingleWriterRecorder(3);
 
     LoopMetrics() {
         for (int i = 0; i < TYPES.length; i++) {
@@ -42,9 +44,19 @@ final class LoopMetrics {
         }
     }
 
+    /** @param periodMicros the probe's period, for the expected-interval correction of a long lag */
+    void recordLag(long micros, long periodMicros) {
+        lag.recordValueWithExpectedInterval(micros, periodMicros);
+    }
+
     /** The values recorded since the previous call (sampler thread only). */
     Histogram intervalHistogram(RequestType type) {
         return recorders[type.ordinal()].getIntervalHistogram();
+    }
+
+    /** The loop's lags recorded since the previous call (sampler thread only). */
+    Histogram intervalLag() {
+        return lag.getIntervalHistogram();
     }
 
     long count(RequestType type) {

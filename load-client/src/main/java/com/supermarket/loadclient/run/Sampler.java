@@ -21,7 +21,7 @@ import com.supermarket.loadclient.result.TimelinePoint;
  * Once per interval, drains every event loop's recorders into per-type totals, appends a
  * {@link TimelinePoint} and redraws the progress bar. An interval that every store sent through
  * (all phases open at its start, none finished at its end) also goes into the {@link FullLoad}
- * totals.
+ * totals, with the loops' lag ({@link LoopLag}) of that interval.
  * <p>
  * Thread-safety: {@link #sample()} is synchronized; it is called by the run's scheduler thread
  * and, once the stores are done, one last time by the coordinating thread. The event loops
@@ -45,6 +45,7 @@ final class Sampler {
     private final CountDownLatch unfinishedStores;
     private final Map<RequestType, Histogram> totals = new EnumMap<>(RequestType.class);
     private final Map<RequestType, Histogram> atFullLoad = new EnumMap<>(RequestType.class);
+    private final Histogram lagAtFullLoad = LatencyStats.newHistogram();
     private final List<TimelinePoint> timeline = new ArrayList<>();
     private final RunContext run;
     private final long pauseRetriesAfterNanos;
@@ -105,6 +106,12 @@ final class Sampler {
                 }
             }
         }
+        for (LoopMetrics loop : loops) {
+            Histogram lag = loop.intervalLag();
+            if (fullInterval) {
+                lagAtFullLoad.add(lag);
+            }
+        }
         long failedNow = failures.failedAttempts();
         long completedNow = completed.sum();
         timeline.add(new TimelinePoint((now - startNanos) / 1e9, successes / seconds,
@@ -150,7 +157,8 @@ final class Sampler {
             }
         });
         double seconds = fullLoadNanos / 1e9;
-        return new FullLoad(seconds, fullLoadSuccesses / seconds, latency);
+        return new FullLoad(seconds, fullLoadSuccesses / seconds, latency,
+                lagAtFullLoad.getTotalCount() == 0 ? LatencySummary.empty() : LatencyStats.summarize(lagAtFullLoad));
     }
 
     synchronized List<TimelinePoint> timeline() {

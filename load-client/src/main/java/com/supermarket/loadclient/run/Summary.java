@@ -44,6 +44,11 @@ final class Summary {
             text.append(String.format(Locale.ROOT, "  while all %d stores sent (%.1f s, %,.1f req/s):%n",
                     p.maxStores(), full.seconds(), full.requestsPerSecond()));
             appendLatency(text, full.latency());
+            LatencySummary lag = full.clientLoopLag();
+            if (lag.count() > 0) {
+                text.append(String.format(Locale.ROOT, "  %-12s %,10d %9.2f %9.2f %9.2f %9.2f %9.2f  (the client's own share)%n",
+                        "loop lag", lag.count(), lag.meanMs(), lag.medianMs(), lag.p99Ms(), lag.p999Ms(), lag.maxMs()));
+            }
         }
         result.phases().forEach(phase -> text.append(String.format(Locale.ROOT, "  phase %-7s stores %d..%d %s%n",
                 phase.name(), phase.firstStore(), phase.lastStore(),

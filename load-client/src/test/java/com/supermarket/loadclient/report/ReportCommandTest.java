@@ -111,9 +111,9 @@ class ReportCommandTest {
         assertThat(ResultFiles.read(older).fullLoad()).isEqualTo(FullLoad.none());
         assertThat(Files.readString(out.resolve("report.md"))).contains("## While every store sent")
                 .contains("| label | stores | mode | offered req/s | seconds | successful req/s | POST p50 / p99 ms "
-                        + "| GET_STORE p50 / p99 ms |")
-                .contains("| peak | 32 | closed | - | 1.0 | 1,100 | 10.0 / 44.0 | 3.3 / 8.0 |")
-                .contains("| older | 32 | closed | - | 0.0 | 0 | - | - |");
+                        + "| GET_STORE p50 / p99 ms | client loop lag p50 / p99 ms |")
+                .contains("| peak | 32 | closed | - | 1.0 | 1,100 | 10.0 / 44.0 | 3.3 / 8.0 | 0.5 / 2.0 |")
+                .contains("| older | 32 | closed | - | 0.0 | 0 | - | - | - |");
     }
 
     @Test
@@ -171,6 +171,7 @@ class ReportCommandTest {
                 timeline, 0, 0, 0, requests * 20e-6, Map.of("purchase-api", requests * 0.15e-3),
                 new FullLoad(1, throughput * 1.1, Map.of(
                         RequestType.POST, new LatencySummary(requests / 3, p99 / 3, p99 / 4, p99 * 1.1, p99 * 2, p99 * 3),
-                        RequestType.GET_STORE, new LatencySummary(requests / 30, p99 / 10, p99 / 12, p99 / 5, p99 / 4, p99 / 2))));
+                        RequestType.GET_STORE, new LatencySummary(requests / 30, p99 / 10, p99 / 12, p99 / 5, p99 / 4, p99 / 2)),
+                        new LatencySummary(1000, p99 / 40, p99 / 80, p99 / 20, p99 / 10, p99 / 5)));
     }
 }
