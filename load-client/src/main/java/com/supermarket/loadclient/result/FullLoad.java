@@ -14,7 +14,7 @@ import java.util.Map;
  * @param requestsPerSecond successful requests per second within it
  * @param latency           per request type, of the requests answered within it; the mean and
  *                          max come from the histogram (3 significant digits), not exact sums
- * @param clientLoopLag     how late the client's event loops ran within it (a 1 ms probe on each
+ * @param clientLoopLag     how late the client's event loops ran within it (a 5 ms probe on each
  *                          loop): the part of every latency above that the client itself adds
  *                          while it shares the cores; empty in result files written before it
  *                          was measured

@@ -225,10 +225,11 @@ class LoadRunTest {
             // Whole sample intervals only: a 40 ms answer begun just before the west opened may count.
             assertThat(window.medianMs()).isBetween(10.0, 39.0);
             assertThat(result.postLatency().p99Ms()).isGreaterThanOrEqualTo(40.0);
-            // Two loops probed every millisecond throughout the window; a lag beyond the slowest
-            // answer would mean the probe, not the loop, was off.
+            // The loop is probed every 5 ms throughout the window (fewer runs when it lags, each
+            // stall's swallowed probes filled in); a lag beyond the slowest answer would mean the
+            // probe, not the loop, was off.
             LatencySummary lag = full.clientLoopLag();
-            assertThat(lag.count()).isGreaterThan(Math.round(full.seconds() * 1000));
+            assertThat(lag.count()).isGreaterThan(Math.round(full.seconds() * 100));
             assertThat(lag.medianMs()).isNotNegative().isLessThanOrEqualTo(lag.p99Ms());
             assertThat(lag.p99Ms()).isLessThanOrEqualTo(lag.maxMs()).isLessThan(40.0);
         }
