@@ -87,13 +87,15 @@ final class ReportTable {
             for (RequestType type : types) {
                 table.append(medianAndP99(full.latency().get(type)));
             }
-            table.append(medianAndP99(full.clientLoopLag().count() == 0 ? null : full.clientLoopLag())).append('\n');
+            table.append(medianAndP99(full.clientLoopLag())).append('\n');
         }
         return table.toString();
     }
 
+    /** "-" for what was not measured: a request type not sent, or a loop lag not recorded. */
     private static String medianAndP99(LatencySummary latency) {
-        return latency == null ? " - |" : String.format(Locale.ROOT, " %.1f / %.1f |", latency.medianMs(), latency.p99Ms());
+        return latency == null || latency.count() == 0 ? " - |"
+                : String.format(Locale.ROOT, " %.1f / %.1f |", latency.medianMs(), latency.p99Ms());
     }
 
     private static String offered(RunResult run) {

@@ -10,9 +10,9 @@ import com.supermarket.loadclient.result.RequestType;
  * loop's own lag ({@link LoopLag}), in microseconds.
  * <p>
  * Thread-safety: exactly one writer (the loop's thread) calls {@link #recordSuccess} and
- * {@link #recordLag}; one reader
- * (the sampler) may concurrently take {@link #intervalHistogram interval histograms}, which the
- * wait-free {@link SingleWriterRecorder} allows without a lock on the writer's path. The exact
+ * {@link #recordLag}; one reader (the sampler) may concurrently take {@link #intervalHistogram
+ * interval histograms} and {@link #intervalLag}, which the wait-free {@link SingleWriterRecorder}
+ * allows without a lock on the writer's path. The exact
  * count, sum and max are plain fields read only after every store of the loop has finished.
  */
 final class LoopMetrics {

@@ -107,7 +107,7 @@ final class Sampler {
             }
         }
         for (LoopMetrics loop : loops) {
-            Histogram lag = loop.intervalLag();
+            Histogram lag = loop.intervalLag(); // drained every interval, kept only in the window
             if (fullInterval) {
                 lagAtFullLoad.add(lag);
             }
