@@ -8,10 +8,10 @@ import java.util.function.LongSupplier;
  * records how far past its due time it started. A loop busy with other stores' answers, or
  * waiting for a core, starts it late, and an answer arriving meanwhile waits about as long before
  * it is timed: the lag is the client's own share of the latencies it reports (the measurement
- * jHiccup makes, on the client's own threads). Each run schedules the next one a period after it started, so a
- * stall is measured once rather than owed; the probes a stall swallowed are filled in as
- * HdrHistogram's expected-interval correction does (a 20 ms stall: 20, 15, 10 and 5 ms), as the
- * answers arriving during it would have waited.
+ * jHiccup makes, on the client's own threads). Each run schedules the next one a period after it
+ * started, so a stall is measured once rather than owed; the probes a stall swallowed are filled
+ * in as HdrHistogram's expected-interval correction does (a 20 ms stall: 20, 15, 10 and 5 ms), as
+ * the answers arriving during it would have waited.
  * <p>
  * Thread-safety: run only by its loop (one instance per loop), which is also the only writer of
  * that loop's {@link LoopMetrics}.

@@ -157,8 +157,7 @@ final class Sampler {
             }
         });
         double seconds = fullLoadNanos / 1e9;
-        return new FullLoad(seconds, fullLoadSuccesses / seconds, latency,
-                lagAtFullLoad.getTotalCount() == 0 ? LatencySummary.empty() : LatencyStats.summarize(lagAtFullLoad));
+        return new FullLoad(seconds, fullLoadSuccesses / seconds, latency, LatencyStats.summarize(lagAtFullLoad));
     }
 
     synchronized List<TimelinePoint> timeline() {

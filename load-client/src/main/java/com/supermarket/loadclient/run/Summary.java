@@ -44,10 +44,8 @@ final class Summary {
             text.append(String.format(Locale.ROOT, "  while all %d stores sent (%.1f s, %,.1f req/s):%n",
                     p.maxStores(), full.seconds(), full.requestsPerSecond()));
             appendLatency(text, full.latency());
-            LatencySummary lag = full.clientLoopLag();
-            if (lag.count() > 0) {
-                text.append(String.format(Locale.ROOT, "  %-12s %,10d %9.2f %9.2f %9.2f %9.2f %9.2f  (the client's own share)%n",
-                        "loop lag", lag.count(), lag.meanMs(), lag.medianMs(), lag.p99Ms(), lag.p999Ms(), lag.maxMs()));
+            if (full.clientLoopLag().count() > 0) {
+                appendLine(text, "loop lag", full.clientLoopLag(), "  (the client's own share)");
             }
         }
         result.phases().forEach(phase -> text.append(String.format(Locale.ROOT, "  phase %-7s stores %d..%d %s%n",
@@ -60,10 +58,14 @@ final class Summary {
         for (RequestType type : RequestType.values()) {
             LatencySummary l = latency.get(type);
             if (l != null) {
-                text.append(String.format(Locale.ROOT, "  %-12s %,10d %9.2f %9.2f %9.2f %9.2f %9.2f%n",
-                        type.csvName(), l.count(), l.meanMs(), l.medianMs(), l.p99Ms(), l.p999Ms(), l.maxMs()));
+                appendLine(text, type.csvName(), l, "");
             }
         }
+    }
+
+    private static void appendLine(StringBuilder text, String name, LatencySummary l, String note) {
+        text.append(String.format(Locale.ROOT, "  %-12s %,10d %9.2f %9.2f %9.2f %9.2f %9.2f%s%n",
+                name, l.count(), l.meanMs(), l.medianMs(), l.p99Ms(), l.p999Ms(), l.maxMs(), note));
     }
 
     private static String failureDetail(RunResult result) {
