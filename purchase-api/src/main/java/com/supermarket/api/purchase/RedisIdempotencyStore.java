@@ -30,9 +30,12 @@ import org.slf4j.LoggerFactory;
  * batch's claims are one pipelined write and one round trip, whatever their outcome, and the
  * caller does not wait for the replies.
  *
- * <p>Never blocks startup: the first claim opens the connection, waiting for it up to the
- * timeout (an attempt that takes longer goes on, and a later claim picks it up); a failed attempt is retried no sooner than one timeout later,
- * and the claims meanwhile fail at once. Once connected, Lettuce reconnects by itself (every
+ * <p>Never blocks startup: the connection is opened in the background from construction, so
+ * that the first purchases after a start find it open rather than pay for it (a cold JVM under
+ * a full load of tills took over a second to connect, and refused its first keyed purchases
+ * with {@code 503}). A claim waits for an attempt in progress up to the timeout (an attempt that
+ * takes longer goes on, and a later claim picks it up); a failed attempt is retried, on a
+ * claim, no sooner than one timeout later, and the claims meanwhile fail at once. Once connected, Lettuce reconnects by itself (every
  * second at most) and rejects commands while disconnected rather than queueing them, so an
  * outage refuses keyed purchases at once instead of parking them.
  *
@@ -74,6 +77,7 @@ final class RedisIdempotencyStore implements IdempotencyStore {
                 .timeoutOptions(TimeoutOptions.enabled(properties.timeout()))
                 .build());
         this.claimArgs = SetArgs.Builder.nx().px(properties.ttl().toMillis());
+        this.connecting = connect();
     }
 
     @Override
