@@ -35,7 +35,8 @@ import org.slf4j.LoggerFactory;
  * a full load of tills took over a second to connect, and refused its first keyed purchases
  * with {@code 503}). A claim waits for an attempt in progress up to the timeout (an attempt that
  * takes longer goes on, and a later claim picks it up); a failed attempt is retried, on a
- * claim, no sooner than one timeout later, and the claims meanwhile fail at once. Once connected, Lettuce reconnects by itself (every
+ * claim, no sooner than one timeout after it failed, and the claims meanwhile fail at once, so
+ * a Redis that comes up after the API is used from the first claim after it. Once connected, Lettuce reconnects by itself (every
  * second at most) and rejects commands while disconnected rather than queueing them, so an
  * outage refuses keyed purchases at once instead of parking them.
  *
@@ -57,6 +58,8 @@ final class RedisIdempotencyStore implements IdempotencyStore {
     private volatile StatefulRedisConnection<String, String> connection;
     private volatile CompletableFuture<StatefulRedisConnection<String, String>> connecting;
     private long nextAttemptNanos;
+    /** When the last attempt failed; written on Lettuce's thread before its future completes. */
+    private volatile long failedAtNanos;
     private String lastProblem = "";
 
     RedisIdempotencyStore(IdempotencyProperties properties, Deadlines deadlines) {
@@ -170,9 +173,13 @@ final class RedisIdempotencyStore implements IdempotencyStore {
             throw unavailable("still connecting to Redis at " + where() + " after " + properties.timeout().toMillis() + " ms", e);
         } catch (ExecutionException e) {
             connecting = null;
-            nextAttemptNanos = System.nanoTime() + properties.timeout().toNanos();
+            nextAttemptNanos = failedAtNanos + properties.timeout().toNanos();
             lastProblem = String.valueOf(e.getCause().getMessage());
             log.warn("idempotency store: cannot connect to Redis at {}: {}", where(), lastProblem);
+            if (System.nanoTime() - nextAttemptNanos >= 0) {
+                // The attempt failed long before this claim (the one made at startup): try now.
+                return connection(deadline);
+            }
             throw unavailable("cannot connect to Redis at " + where() + " (" + lastProblem + ")", e.getCause());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -181,7 +188,11 @@ final class RedisIdempotencyStore implements IdempotencyStore {
     }
 
     private CompletableFuture<StatefulRedisConnection<String, String>> connect() {
-        return client.connectAsync(StringCodec.UTF8, uri).toCompletableFuture();
+        return client.connectAsync(StringCodec.UTF8, uri).toCompletableFuture().whenComplete((connected, failure) -> {
+            if (failure != null) {
+                failedAtNanos = System.nanoTime();
+            }
+        });
     }
 
     /** Host and port only: the URL may hold a password. */

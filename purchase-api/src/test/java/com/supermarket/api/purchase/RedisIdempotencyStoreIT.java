@@ -20,18 +20,12 @@ class RedisIdempotencyStoreIT {
     private static final String REDIS_HOST = env("REDIS_HOST", "127.0.0.1");
     private static final int REDIS_PORT = Integer.parseInt(env("REDIS_PORT", "6379"));
 
-    /**
-     * The first purchases after a start find the connection open: they do not pay for it. The
-     * claim's key expires within a minute.
-     */
+    /** The first purchases after a start find the connection open: they do not pay for it. */
     @Test
     void connectsAtConstructionBeforeAnyClaimAndClosesOnClose() throws Exception {
-        String prefix = "idem-store-test:" + UUID.randomUUID() + ":";
         Deadlines deadlines = new Deadlines();
         try (TcpProxy redisLink = new TcpProxy(REDIS_HOST, REDIS_PORT)) {
-            IdempotencyProperties properties = new IdempotencyProperties(
-                    "redis://" + redisLink.host() + ":" + redisLink.port() + "/5", Duration.ofMinutes(1), Duration.ofSeconds(1), prefix);
-            RedisIdempotencyStore store = new RedisIdempotencyStore(properties, deadlines);
+            RedisIdempotencyStore store = new RedisIdempotencyStore(properties(redisLink, Duration.ofSeconds(1)), deadlines);
             try {
                 await().atMost(Duration.ofSeconds(5)).until(() -> redisLink.openConnections() == 1);
 
@@ -45,6 +39,36 @@ class RedisIdempotencyStoreIT {
         } finally {
             deadlines.destroy();
         }
+    }
+
+    /**
+     * A Redis that comes up after the API is used from the first claim after it: the attempt made
+     * at construction failed more than a timeout before that claim, which tries again at once.
+     */
+    @Test
+    void aRedisThatComesUpAfterTheStartIsUsedFromTheFirstClaim() throws Exception {
+        Deadlines deadlines = new Deadlines();
+        try (TcpProxy redisLink = new TcpProxy(REDIS_HOST, REDIS_PORT)) {
+            redisLink.disconnect();
+            RedisIdempotencyStore store = new RedisIdempotencyStore(properties(redisLink, Duration.ofSeconds(1)), deadlines);
+            try {
+                Thread.sleep(2500); // the attempt made at construction fails and is a timeout old
+                redisLink.restore();
+
+                assertThat(store.claim(List.of(new IdempotencyStore.Claim(UUID.randomUUID(), "fingerprint")))
+                        .get()).containsExactly(IdempotencyStore.Outcome.FIRST);
+            } finally {
+                store.close();
+            }
+        } finally {
+            deadlines.destroy();
+        }
+    }
+
+    /** Database 5, keys under a prefix of their own that expire within a minute. */
+    private static IdempotencyProperties properties(TcpProxy redisLink, Duration timeout) {
+        return new IdempotencyProperties("redis://" + redisLink.host() + ":" + redisLink.port() + "/5",
+                Duration.ofMinutes(1), timeout, "idem-store-test:" + UUID.randomUUID() + ":");
     }
 
     private static String env(String name, String fallback) {
