@@ -36,9 +36,10 @@ import org.slf4j.LoggerFactory;
  * with {@code 503}). A claim waits for an attempt in progress up to the timeout (an attempt that
  * takes longer goes on, and a later claim picks it up); a failed attempt is retried, on a
  * claim, no sooner than one timeout after it failed, and the claims meanwhile fail at once, so
- * a Redis that comes up after the API is used from the first claim after it. Once connected, Lettuce reconnects by itself (every
- * second at most) and rejects commands while disconnected rather than queueing them, so an
- * outage refuses keyed purchases at once instead of parking them.
+ * a Redis that comes up after the API is used from the first claim after it. Once connected,
+ * Lettuce reconnects by itself (every second at most) and rejects commands while disconnected
+ * rather than queueing them, so an outage refuses keyed purchases at once instead of parking
+ * them.
  *
  * <p>Not thread-safe: {@link #claim} is called by the publisher's one sender thread only (the
  * connection's auto-flush is switched off around each pipelined write); the futures it returns
