@@ -8,6 +8,7 @@ import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.GetResponse;
 import com.supermarket.api.testing.ApiClient;
 import com.supermarket.api.testing.ServedApiTest;
+import com.supermarket.api.testing.TestRedis;
 import com.supermarket.contract.Purchase;
 import com.supermarket.contract.PurchaseBatch;
 import com.supermarket.contract.PurchaseItem;
@@ -19,8 +20,6 @@ import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanIterator;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
-import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -38,23 +37,20 @@ import org.springframework.test.context.DynamicPropertySource;
 /**
  * The idempotency store on the real local Redis (database 5, keys under a prefix of this run,
  * deleted afterwards) and the real RabbitMQ (a throw-away vhost), with a {@link TcpProxy} on the
- * link to Redis to cut or freeze it. Fails, never skips, when Redis cannot be reached: start it
- * with {@code scripts/local-services.sh} ({@code REDIS_HOST}/{@code REDIS_PORT} to point
- * elsewhere).
+ * link to Redis to cut or freeze it ({@link TestRedis}: fails, never skips, when Redis cannot
+ * be reached).
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = {"platform.idempotency.timeout=500ms", "logging.structured.format.console="})
 @DirtiesContext
 class PurchaseIdempotencyIT extends ServedApiTest {
 
-    private static final String REDIS_HOST = env("REDIS_HOST", "127.0.0.1");
-    private static final int REDIS_PORT = Integer.parseInt(env("REDIS_PORT", "6379"));
-    private static final int REDIS_DATABASE = 5;
     private static final String KEY_PREFIX = "idem-test:" + UUID.randomUUID() + ":";
 
     private static final TestBroker broker = TestBroker.create("idem");
-    private static final TcpProxy redisLink = new TcpProxy(requireRedis(), REDIS_PORT);
-    private static final RedisClient redisClient = RedisClient.create("redis://" + REDIS_HOST + ":" + REDIS_PORT + "/" + REDIS_DATABASE);
+    private static final TcpProxy redisLink = TestRedis.link();
+    private static final RedisClient redisClient = RedisClient.create(
+            "redis://" + TestRedis.HOST + ":" + TestRedis.PORT + "/" + TestRedis.DATABASE);
     private static final StatefulRedisConnection<String, String> redisConnection = redisClient.connect();
     private static final RedisCommands<String, String> redis = redisConnection.sync();
 
@@ -62,8 +58,7 @@ class PurchaseIdempotencyIT extends ServedApiTest {
     static void services(DynamicPropertyRegistry registry) {
         broker.applyTopology(2);
         broker.springProperties().forEach((key, value) -> registry.add(key, () -> value));
-        registry.add("platform.idempotency.redis-url",
-                () -> "redis://" + redisLink.host() + ":" + redisLink.port() + "/" + REDIS_DATABASE);
+        registry.add("platform.idempotency.redis-url", () -> TestRedis.url(redisLink));
         registry.add("platform.idempotency.key-prefix", () -> KEY_PREFIX);
     }
 
@@ -193,20 +188,5 @@ class PurchaseIdempotencyIT extends ServedApiTest {
                 }
             }
         }
-    }
-
-    private static String requireRedis() {
-        try (Socket socket = new Socket()) {
-            socket.connect(new InetSocketAddress(REDIS_HOST, REDIS_PORT), 2000);
-            return REDIS_HOST;
-        } catch (java.io.IOException e) {
-            throw new IllegalStateException("no Redis at " + REDIS_HOST + ":" + REDIS_PORT
-                    + " (start it with scripts/local-services.sh, or set REDIS_HOST/REDIS_PORT)", e);
-        }
-    }
-
-    private static String env(String name, String fallback) {
-        String value = System.getenv(name);
-        return value == null || value.isBlank() ? fallback : value;
     }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.supermarket.api.Deadlines;
+import com.supermarket.api.testing.TestRedis;
 import com.supermarket.contract.testing.TcpProxy;
 import java.time.Duration;
 import java.util.List;
@@ -12,19 +13,16 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The Redis idempotency store on its own, against the real local Redis through a
- * {@link TcpProxy} that counts its connections. Fails, never skips, when Redis cannot be
- * reached (as {@link PurchaseIdempotencyIT}).
+ * {@link TcpProxy} that counts its connections ({@link TestRedis}: fails, never skips, when
+ * Redis cannot be reached).
  */
 class RedisIdempotencyStoreIT {
-
-    private static final String REDIS_HOST = env("REDIS_HOST", "127.0.0.1");
-    private static final int REDIS_PORT = Integer.parseInt(env("REDIS_PORT", "6379"));
 
     /** The first purchases after a start find the connection open: they do not pay for it. */
     @Test
     void connectsAtConstructionBeforeAnyClaimAndClosesOnClose() throws Exception {
         Deadlines deadlines = new Deadlines();
-        try (TcpProxy redisLink = new TcpProxy(REDIS_HOST, REDIS_PORT)) {
+        try (TcpProxy redisLink = TestRedis.link()) {
             RedisIdempotencyStore store = new RedisIdempotencyStore(properties(redisLink, Duration.ofSeconds(1)), deadlines);
             try {
                 await().atMost(Duration.ofSeconds(5)).until(() -> redisLink.openConnections() == 1);
@@ -48,7 +46,7 @@ class RedisIdempotencyStoreIT {
     @Test
     void aRedisThatComesUpAfterTheStartIsUsedFromTheFirstClaim() throws Exception {
         Deadlines deadlines = new Deadlines();
-        try (TcpProxy redisLink = new TcpProxy(REDIS_HOST, REDIS_PORT)) {
+        try (TcpProxy redisLink = TestRedis.link()) {
             redisLink.disconnect();
             RedisIdempotencyStore store = new RedisIdempotencyStore(properties(redisLink, Duration.ofSeconds(1)), deadlines);
             try {
@@ -65,14 +63,9 @@ class RedisIdempotencyStoreIT {
         }
     }
 
-    /** Database 5, keys under a prefix of their own that expire within a minute. */
+    /** Keys under a prefix of their own that expire within a minute. */
     private static IdempotencyProperties properties(TcpProxy redisLink, Duration timeout) {
-        return new IdempotencyProperties("redis://" + redisLink.host() + ":" + redisLink.port() + "/5",
-                Duration.ofMinutes(1), timeout, "idem-store-test:" + UUID.randomUUID() + ":");
-    }
-
-    private static String env(String name, String fallback) {
-        String value = System.getenv(name);
-        return value == null || value.isBlank() ? fallback : value;
+        return new IdempotencyProperties(TestRedis.url(redisLink), Duration.ofMinutes(1), timeout,
+                "idem-store-test:" + UUID.randomUUID() + ":");
     }
 }
