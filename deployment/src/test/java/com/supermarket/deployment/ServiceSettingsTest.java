@@ -170,7 +170,7 @@ class ServiceSettingsTest {
      * The heap (memory limit x MaxRAMPercentage) must hold store-service's counts for every store
      * the preset allows with the 25% margin the service itself asks for at startup, plus 64 MiB
      * for the application. The size formula is the service's (store-service/README.md, Memory):
-     * per store a row of 4 B per item and a dedup window of 24 B per remembered id.
+     * per store a row of 4 B per item and a dedup window of 28 B per remembered id.
      */
     @ParameterizedTest(name = "{0}")
     @MethodSource("renders")
@@ -212,8 +212,8 @@ class ServiceSettingsTest {
 
     private static void assertHeapHoldsCounts(String where, long memoryLimit, String javaOptions, long stores,
             long items) {
-        long dedupWindow = 1024;
-        long counts = stores * ((16 + 4 * items) + (48 + 24 * dedupWindow));
+        long dedupWindow = 4096;
+        long counts = stores * ((16 + 4 * items) + (64 + 28 * dedupWindow));
         long needed = counts * 5 / 4 + (64L << 20);
         Matcher percentage = Pattern.compile("-XX:MaxRAMPercentage=(\\d+(\\.\\d+)?)").matcher(javaOptions);
         assertThat(percentage.find()).as("store-service JAVA_TOOL_OPTIONS %s sets MaxRAMPercentage", javaOptions)

@@ -192,6 +192,32 @@ class StoreServiceIT {
         assertThat(metric("store_purchases_duplicates_total")).isGreaterThanOrEqualTo(1);
     }
 
+    /**
+     * A till that retries under its Idempotency-Key after a lost answer re-sends the same purchase
+     * id, possibly after many other purchases of its store (a store offline for minutes flushing
+     * its queue): within the dedup horizon it is still counted once.
+     */
+    @Test
+    void aRetryAfterMoreThanAThousandOtherPurchasesOfItsStoreIsCountedOnce() throws Exception {
+        Purchase retried = purchase(111, new PurchaseItem(50, 3));
+        publish(retried);
+        int others = 1_100;
+        for (int sent = 0; sent < others; sent += 50) {
+            List<byte[]> batch = new ArrayList<>();
+            for (int i = 0; i < 50; i++) {
+                batch.add(WireFormat.encode(purchase(111, new PurchaseItem(51, 1))));
+            }
+            publishRaw("111", PurchaseBatch.frame(batch), UUID.randomUUID().toString(), PurchaseBatch.MESSAGE_TYPE);
+        }
+        publish(retried);
+        publish(purchase(111, new PurchaseItem(52, 1)));
+
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+                assertThat(rpc.query(Kind.TOP_ITEMS_AT_STORE, 111, 10).entries())
+                        .containsExactly(new Ranked(51, others), new Ranked(50, 3), new Ranked(52, 1)));
+        assertThat(metric("store_dedup_forgotten_early_total")).isZero();
+    }
+
     @Test
     void poisonPurchasesAreParkedAndConsumptionGoesOn() throws Exception {
         long parkedBefore = BROKER.messageCount(Topology.PARKING_QUEUE);

@@ -1,8 +1,10 @@
 package com.supermarket.store.counts;
 
 import com.supermarket.store.PlatformProperties;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.time.InstantSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.annotation.Bean;
@@ -15,9 +17,14 @@ class CountsConfiguration {
 
     @Bean
     StoreCounts storeCounts(PlatformProperties platform, CountsProperties counts, MeterRegistry registry) {
-        StoreCounts storeCounts = new StoreCounts(platform.maxStores(), platform.maxItemId(), counts.dedupWindowPerStore());
+        StoreCounts storeCounts = new StoreCounts(platform.maxStores(), platform.maxItemId(), counts.dedupWindowPerStore(),
+                counts.dedupHorizon(), InstantSource.system());
         Gauge.builder("store.purchases.counted", storeCounts, StoreCounts::purchases)
                 .description("Distinct purchases in the counts, including those recovered at startup").register(registry);
+        FunctionCounter.builder("store.dedup.forgotten.early", storeCounts, StoreCounts::forgottenEarly)
+                .description("Purchase ids forgotten sooner than the dedup horizon (a store sold more than its dedup"
+                        + " window within it): a retry of one of them would be counted again")
+                .register(registry);
         long fullSize = StoreCounts.bytesWhenFull(platform.maxStores(), platform.maxItemId(), counts.dedupWindowPerStore());
         long heap = Runtime.getRuntime().maxMemory();
         // Rows are allocated as stores sell, so a small heap fails only hours into a run: say so now.

@@ -5,24 +5,32 @@ import java.util.List;
 import java.util.UUID;
 
 /**
- * The last {@code capacity} purchase ids seen, for deduplication: a ring buffer of the ids (two
- * {@code long}s each) indexed by an open-addressing hash table of ring slots (linear probing,
- * deletion by backward shift, so no tombstones pile up). 24 bytes per id (16 in the ring, two
- * 4-byte table slots, the table being kept at most half full), against roughly 80 for a {@code HashSet<UUID>} plus a queue, with no garbage per id.
+ * The last {@code capacity} purchase ids seen, for deduplication, each with the second it was
+ * recorded: a ring buffer of the ids (two {@code long}s and an {@code int} each) indexed by an
+ * open-addressing hash table of ring slots (linear probing, deletion by backward shift, so no
+ * tombstones pile up). 28 bytes per id (20 in the ring, two 4-byte table slots, the table being
+ * kept at most half full), against roughly 80 for a {@code HashSet<UUID>} plus a queue, with no
+ * garbage per id. The recording times let the caller tell whether an id was forgotten sooner
+ * than it promised to remember it ({@link #forgottenAt()}).
  *
  * <p>Not thread-safe: {@link StoreCounts} guards each instance with its store's lock.
  */
 final class RecentIds {
 
     private static final int EMPTY = 0;
+    /** {@link #forgottenAt()} when the last {@link #add} forgot nothing. */
+    static final int NOTHING_FORGOTTEN = Integer.MIN_VALUE;
 
     private final long[] mostSignificant;
     private final long[] leastSignificant;
+    /** When each ring slot's id was recorded, in the caller's seconds. */
+    private final int[] recordedAt;
     /** Holds ring slot + 1, or {@link #EMPTY}. */
     private final int[] table;
     private final int mask;
     private int next;
     private int size;
+    private int forgottenAt = NOTHING_FORGOTTEN;
 
     RecentIds(int capacity) {
         if (capacity < 1) {
@@ -30,6 +38,7 @@ final class RecentIds {
         }
         mostSignificant = new long[capacity];
         leastSignificant = new long[capacity];
+        recordedAt = new int[capacity];
         // At most half full, so probe sequences stay short.
         table = new int[Integer.highestOneBit(Math.max(1, capacity * 2 - 1)) << 1];
         mask = table.length - 1;
@@ -48,23 +57,26 @@ final class RecentIds {
     }
 
     /**
-     * Records {@code id}, forgetting the oldest one if full.
+     * Records {@code id} as seen at second {@code now}, forgetting the oldest one if full.
      *
      * @return false if {@code id} was already among the recent ids (nothing changes then)
      */
-    boolean add(UUID id) {
+    boolean add(UUID id, int now) {
         long msb = id.getMostSignificantBits();
         long lsb = id.getLeastSignificantBits();
+        forgottenAt = NOTHING_FORGOTTEN;
         if (find(msb, lsb) >= 0) {
             return false;
         }
         if (size == capacity()) {
             removeFromTable(next);
+            forgottenAt = recordedAt[next];
         } else {
             size++;
         }
         mostSignificant[next] = msb;
         leastSignificant[next] = lsb;
+        recordedAt[next] = now;
         int position = home(msb, lsb);
         while (table[position] != EMPTY) {
             position = (position + 1) & mask;
@@ -72,6 +84,14 @@ final class RecentIds {
         table[position] = next + 1;
         next = next + 1 == capacity() ? 0 : next + 1;
         return true;
+    }
+
+    /**
+     * When the id that the last {@link #add} forgot to make room had been recorded (the caller's
+     * seconds), or {@link #NOTHING_FORGOTTEN}.
+     */
+    int forgottenAt() {
+        return forgottenAt;
     }
 
     /** The recent ids, oldest first (for a snapshot). */

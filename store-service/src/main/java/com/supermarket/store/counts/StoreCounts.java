@@ -5,10 +5,16 @@ import com.supermarket.contract.PurchaseItem;
 import com.supermarket.contract.StoreQueryReply.Ranked;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.time.Duration;
+import java.time.InstantSource;
 import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.concurrent.atomic.LongAdder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The quantity sold of every item (1..maxItemId) at every store (1..maxStores), with the ids of
@@ -21,8 +27,8 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * contiguous scan of the row (100,000 ints = 400 KB, streamed by the hardware prefetcher). An
  * item's top stores is {@code maxStores} strided reads of one cell per row (1,024 reads). At the
  * full 100,000 x 1,024 with every store selling, the rows take 1,024 x 400 KB = <b>410 MB</b>,
- * plus each store's dedup window (24 bytes per id: 1,024 ids x 1,024 stores = 25 MB),
- * <b>435 MB</b> in all ({@link #bytesWhenFull}). A store with no sales costs one null reference.
+ * plus each store's dedup window (28 bytes per id: 4,096 ids x 1,024 stores = 117 MB),
+ * <b>527 MB</b> in all ({@link #bytesWhenFull}). A store with no sales costs one null reference.
  * {@code int} cells rather than {@code long} halve the memory; a cell saturates at {@link Integer#MAX_VALUE} instead
  * of wrapping (2.1 billion units of one item at one store, far beyond any real till).
  *
@@ -37,6 +43,14 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * opaque (atomic, eventually visible) access, so a scan sees every cell exactly as of some moment
  * during it; a purchase being applied concurrently may be seen in part.
  *
+ * <h2>Dedup horizon</h2>
+ * A purchase id may come again long after its first delivery: a till that retries under the same
+ * {@code Idempotency-Key} after a lost answer. Each store remembers its last
+ * {@code dedupWindowPerStore} ids; the promise is to remember each for {@code dedupHorizon}. A
+ * store that sells more than its window within the horizon forgets ids sooner: each such id is
+ * counted ({@link #forgottenEarly}) and the first is logged, so the operator raises the window.
+ * Ids restored from a snapshot are dated at the restore.
+ *
  * <h2>Persistence</h2>
  * {@link #snapshotTo} and {@link #restoreStore} carry counts and dedup window together, store by
  * store under the store's lock, so a saved state is consistent per store; the durability
@@ -45,6 +59,9 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 public final class StoreCounts {
 
     private static final VarHandle CELL = MethodHandles.arrayElementVarHandle(int[].class);
+    private static final Logger log = LoggerFactory.getLogger(StoreCounts.class);
+    /** Times of the dedup window are kept as seconds since 2020-01-01 in an int (until 2088). */
+    private static final long EPOCH_SECONDS = 1_577_836_800L;
 
     /**
      * How many leading items each store keeps up to date: {@code topItemsAtStore} up to this
@@ -55,28 +72,44 @@ public final class StoreCounts {
     private final int maxStores;
     private final int maxItemId;
     private final int dedupWindowPerStore;
+    private final long dedupHorizonSeconds;
+    private final InstantSource clock;
     private final AtomicReferenceArray<StoreRow> rows;
+    private final LongAdder forgottenEarly = new LongAdder();
+    private final AtomicBoolean warnedOfEarlyForgetting = new AtomicBoolean();
+
+    /** Counts with no dedup horizon promised: ids are remembered as long as the window holds them. */
+    public StoreCounts(int maxStores, int maxItemId, int dedupWindowPerStore) {
+        this(maxStores, maxItemId, dedupWindowPerStore, Duration.ZERO, InstantSource.system());
+    }
 
     /**
      * @param maxStores           stores are 1..maxStores
      * @param maxItemId           items are 1..maxItemId
      * @param dedupWindowPerStore how many recent purchase ids each store remembers
+     * @param dedupHorizon        how long each id should be remembered (see the class comment)
+     * @param clock               dates the remembered ids
      */
-    public StoreCounts(int maxStores, int maxItemId, int dedupWindowPerStore) {
+    public StoreCounts(int maxStores, int maxItemId, int dedupWindowPerStore, Duration dedupHorizon, InstantSource clock) {
         if (maxStores < 1 || maxItemId < 1 || dedupWindowPerStore < 1) {
             throw new IllegalArgumentException("maxStores, maxItemId and dedupWindowPerStore must be positive: "
                     + maxStores + ", " + maxItemId + ", " + dedupWindowPerStore);
         }
+        if (dedupHorizon.isNegative()) {
+            throw new IllegalArgumentException("dedupHorizon must not be negative: " + dedupHorizon);
+        }
         this.maxStores = maxStores;
         this.maxItemId = maxItemId;
         this.dedupWindowPerStore = dedupWindowPerStore;
+        this.dedupHorizonSeconds = dedupHorizon.toSeconds();
+        this.clock = clock;
         this.rows = new AtomicReferenceArray<>(maxStores);
     }
 
     /** The heap the counts take once every store has a row: rows plus dedup windows. */
     public static long bytesWhenFull(int maxStores, int maxItemId, int dedupWindowPerStore) {
         long row = 16L + 4L * maxItemId + 16L + 4L * LEADERS;
-        long window = 3 * 16L + 16L * dedupWindowPerStore + 4L * 2 * Integer.highestOneBit(Math.max(1, dedupWindowPerStore * 2 - 1));
+        long window = 4 * 16L + 20L * dedupWindowPerStore + 4L * 2 * Integer.highestOneBit(Math.max(1, dedupWindowPerStore * 2 - 1));
         return (long) maxStores * (row + window);
     }
 
@@ -90,6 +123,15 @@ public final class StoreCounts {
 
     public int dedupWindowPerStore() {
         return dedupWindowPerStore;
+    }
+
+    /**
+     * How many purchase ids were forgotten sooner than the dedup horizon, since the start: each
+     * is a retry that would now be counted again. Zero while every store's window covers its
+     * sales within the horizon.
+     */
+    public long forgottenEarly() {
+        return forgottenEarly.sum();
     }
 
     public boolean isKnownStore(int storeId) {
@@ -137,16 +179,36 @@ public final class StoreCounts {
             }
         }
         StoreRow row = row(storeId);
+        int now = now();
+        int forgottenAt;
         synchronized (row) {
-            if (!row.recent.add(purchaseId)) {
+            if (!row.recent.add(purchaseId, now)) {
                 return Outcome.DUPLICATE;
             }
+            forgottenAt = row.recent.forgottenAt();
             row.purchases++;
             for (int i = 0; i < itemIds.length; i++) {
                 row.add(itemIds[i] - 1, quantities[i]);
             }
         }
+        if (forgottenAt != RecentIds.NOTHING_FORGOTTEN && now - forgottenAt < dedupHorizonSeconds) {
+            forgotEarly(storeId, now - forgottenAt);
+        }
         return Outcome.APPLIED;
+    }
+
+    private void forgotEarly(int storeId, long rememberedSeconds) {
+        forgottenEarly.increment();
+        if (warnedOfEarlyForgetting.compareAndSet(false, true)) {
+            log.warn("Store {} sells more than its dedup window of {} purchase ids within the dedup horizon of {} s: it"
+                    + " forgot a purchase id after {} s, so a retry of that purchase would be counted again. Raise"
+                    + " STORE_DEDUP_WINDOW_PER_STORE (28 bytes per id per store); store_dedup_forgotten_early_total counts"
+                    + " every id forgotten early", storeId, dedupWindowPerStore, dedupHorizonSeconds, rememberedSeconds);
+        }
+    }
+
+    private int now() {
+        return (int) (clock.millis() / 1000 - EPOCH_SECONDS);
     }
 
     /**
@@ -265,8 +327,9 @@ public final class StoreCounts {
             System.arraycopy(itemCounts, 0, row.counts, 0, itemCounts.length);
             Arrays.fill(row.counts, itemCounts.length, maxItemId, 0);
             row.electLeaders();
+            int now = now();
             for (UUID id : recentPurchaseIds) {
-                row.recent.add(id);
+                row.recent.add(id, now);
             }
             row.purchases = purchases;
         }

@@ -7,6 +7,7 @@ import com.supermarket.contract.Purchase;
 import com.supermarket.contract.PurchaseItem;
 import com.supermarket.contract.StoreQueryReply.Ranked;
 import com.supermarket.store.counts.StoreCounts.Outcome;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.util.ArrayList;
@@ -54,6 +55,23 @@ class StoreCountsTest {
         counts.apply(purchase(1, new PurchaseItem(1, 1)));
 
         assertThat(counts.apply(first)).as("pushed out by two newer ids").isEqualTo(Outcome.APPLIED);
+    }
+
+    @Test
+    void anIdForgottenBeforeTheDedupHorizonIsCountedAndOneForgottenAfterItIsNot() {
+        Instant[] now = {Instant.parse("2026-01-01T00:00:00Z")};
+        StoreCounts counts = new StoreCounts(2, 1, 2, Duration.ofMinutes(10), () -> now[0]);
+        counts.apply(purchase(1, new PurchaseItem(1, 1)));
+        counts.apply(purchase(1, new PurchaseItem(1, 1)));
+        now[0] = now[0].plus(Duration.ofMinutes(9));
+        counts.apply(purchase(1, new PurchaseItem(1, 1)));
+        assertThat(counts.forgottenEarly()).as("the first id, remembered 9 minutes of 10").isEqualTo(1);
+
+        now[0] = now[0].plus(Duration.ofMinutes(2));
+        counts.apply(purchase(1, new PurchaseItem(1, 1)));
+        assertThat(counts.forgottenEarly()).as("the second id, remembered 11 minutes").isEqualTo(1);
+        counts.apply(purchase(2, new PurchaseItem(1, 1)));
+        assertThat(counts.forgottenEarly()).as("another store's window is not full").isEqualTo(1);
     }
 
     @Test
