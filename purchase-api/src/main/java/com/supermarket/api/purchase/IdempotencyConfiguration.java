@@ -16,7 +16,7 @@ class IdempotencyConfiguration {
     IdempotencyStore idempotencyStore(IdempotencyProperties properties, Deadlines deadlines) {
         if (!properties.enabled()) {
             log.info("idempotency store off (IDEMPOTENCY_REDIS_URL is empty): a reused Idempotency-Key with a different"
-                    + " body is answered 201 and the consumers keep the first body");
+                    + " body is another purchase, answered 201 with an id of its own");
             return IdempotencyStore.OFF;
         }
         return new RedisIdempotencyStore(properties, deadlines);

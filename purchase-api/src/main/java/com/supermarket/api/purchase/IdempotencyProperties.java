@@ -11,7 +11,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *
  * @param redisUrl  the Redis holding the keys, e.g. {@code redis://redis:6379/0}
  *                  ({@code IDEMPOTENCY_REDIS_URL}); empty switches the check off: a reused key
- *                  is then answered {@code 201} and the consumers keep the first body
+ *                  with another body is then another purchase, answered {@code 201}
  * @param ttl       how long a key stays bound to its first body ({@code IDEMPOTENCY_TTL}); longer
  *                  than any till retries, and what Redis must hold: keyed purchases/s x ttl keys
  * @param timeout   bound of one round trip to Redis (and of a connection attempt); beyond it the

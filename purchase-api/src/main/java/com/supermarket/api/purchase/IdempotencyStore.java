@@ -6,7 +6,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Binds each {@code Idempotency-Key} (through the purchase id that (store, key) gives) to the
+ * Binds each {@code Idempotency-Key} (through the id that (store, key) gives) to the
  * fingerprint of the first purchase sent with it, in state every purchase-api replica shares, so
  * that a reused key is told apart: the same purchase again (a retry, published as before) or a
  * different one (refused). Implementations say their thread-safety.
@@ -23,8 +23,11 @@ interface IdempotencyStore extends AutoCloseable {
         CONFLICT
     }
 
-    /** One keyed purchase: its id (derived from store and key) and its {@link PurchaseFingerprint}. */
-    record Claim(UUID purchaseId, String fingerprint) {
+    /**
+     * One keyed purchase: its key's id (derived from store and key, {@link PurchaseRequestParser#keyId})
+     * and its {@link PurchaseFingerprint}.
+     */
+    record Claim(UUID key, String fingerprint) {
     }
 
     /** No store configured: nothing is checked, no claim is ever made. */

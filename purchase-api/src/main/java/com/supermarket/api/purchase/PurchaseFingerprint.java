@@ -1,24 +1,25 @@
 package com.supermarket.api.purchase;
 
-import com.supermarket.contract.Purchase;
 import com.supermarket.contract.PurchaseItem;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.LocalDate;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HexFormat;
+import java.util.List;
 
 /**
  * The fingerprint of what a purchase says, to tell a retry from a different purchase under the
  * same {@code Idempotency-Key}: the first 128 bits of SHA-256 over a canonical text of store,
  * customer, date and item lines, as 32 hex digits.
  *
- * <p>Canonical: it is computed from the parsed {@link Purchase}, so everything the parser
+ * <p>Canonical: it is computed from the parsed purchase, so everything the parser
  * normalises gives the same fingerprint (JSON key order and whitespace, {@code ItemID} as string
  * or number, {@code numberOfItems} with or without the colon, counts as strings, unknown
  * fields); the item lines are sorted, so the same basket in another order is the same purchase.
- * The purchase id (derived from the key) and the time of acceptance are left out. Stateless and
+ * It holds neither the purchase id (derived from it) nor the time of acceptance. Stateless and
  * thread-safe.
  */
 final class PurchaseFingerprint {
@@ -29,13 +30,13 @@ final class PurchaseFingerprint {
     private PurchaseFingerprint() {
     }
 
-    static String of(Purchase purchase) {
-        PurchaseItem[] lines = purchase.items().toArray(PurchaseItem[]::new);
+    static String of(int storeId, int customerId, LocalDate date, List<PurchaseItem> items) {
+        PurchaseItem[] lines = items.toArray(PurchaseItem[]::new);
         Arrays.sort(lines, LINE_ORDER);
         StringBuilder canonical = new StringBuilder(32 + lines.length * 12)
-                .append("purchase/1 store ").append(purchase.storeId())
-                .append(" customer ").append(purchase.customerId())
-                .append(" date ").append(purchase.date())
+                .append("purchase/1 store ").append(storeId)
+                .append(" customer ").append(customerId)
+                .append(" date ").append(date)
                 .append(" items");
         for (PurchaseItem line : lines) {
             canonical.append(' ').append(line.itemId()).append('x').append(line.quantity());

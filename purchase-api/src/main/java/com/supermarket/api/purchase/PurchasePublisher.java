@@ -143,13 +143,13 @@ class PurchasePublisher implements DisposableBean {
     }
 
     /**
-     * Publishes {@code purchase} and waits until its batch is confirmed.
+     * Publishes the request's purchase and waits until its batch is confirmed.
      *
      * @throws PublishRefusedException      when the broker did not durably accept it
      * @throws IdempotencyConflictException when its {@code Idempotency-Key} names another purchase
      */
-    void publish(Purchase purchase) {
-        CompletableFuture<Void> done = submit(purchase);
+    void publish(PurchaseRequest request) {
+        CompletableFuture<Void> done = submit(request);
         // Untimed: every future is settled within admission + key check + confirm timeout (the
         // sender refuses the overdue, the key check and the confirm have deadlines, a stop refuses
         // what waits). A timed wait of a virtual thread costs more (see Deadlines).
@@ -170,11 +170,11 @@ class PurchasePublisher implements DisposableBean {
     }
 
     /**
-     * Hands {@code purchase} to the group commit. The future completes normally once its batch
+     * Hands the request's purchase to the group commit. The future completes normally once its batch
      * is confirmed, or exceptionally with a {@link PublishRefusedException} or an
      * {@link IdempotencyConflictException}; exactly once.
      */
-    CompletableFuture<Void> submit(Purchase purchase) {
+    CompletableFuture<Void> submit(PurchaseRequest request) {
         if (blocked.isBlocked()) {
             // Refuse fast: a publish on a blocked connection would only wait out the confirm timeout.
             return CompletableFuture.failedFuture(new PublishRefusedException(Reason.BLOCKED,
@@ -185,9 +185,9 @@ class PurchasePublisher implements DisposableBean {
             return CompletableFuture.failedFuture(new PublishRefusedException(Reason.UNROUTABLE,
                     "could not route the purchase to every consumer (" + unroutable + "); retry later", null));
         }
-        // Encoded and fingerprinted here, on the request's thread: the sender's serial work stays small.
-        Claim claim = idempotency.enabled() && PurchaseRequestParser.hasIdempotencyKey(purchase)
-                ? new Claim(purchase.purchaseId(), PurchaseFingerprint.of(purchase)) : null;
+        // Encoded here, on the request's thread: the sender's serial work stays small.
+        Purchase purchase = request.purchase();
+        Claim claim = idempotency.enabled() ? request.idempotencyKey() : null;
         Pending pending = new Pending(Topology.routingKey(purchase.storeId(), settings.buckets()),
                 WireFormat.encode(purchase), claim, System.nanoTime(), new CompletableFuture<>());
         if (closed) {
@@ -378,8 +378,8 @@ class PurchasePublisher implements DisposableBean {
             if (pending.claim() != null && outcomes.get(next++) == Outcome.CONFLICT) {
                 idempotencyConflicts.increment();
                 pending.done().completeExceptionally(new IdempotencyConflictException("the Idempotency-Key was already"
-                        + " used for a different purchase (store, customer, date or items differ; purchase "
-                        + pending.claim().purchaseId() + "); the first purchase stands and this one was not accepted:"
+                        + " used for a different purchase (store, customer, date or items differ); the first purchase"
+                        + " stands and this one was not accepted:"
                         + " send a different purchase with a new Idempotency-Key"));
             } else {
                 publishable.add(pending);

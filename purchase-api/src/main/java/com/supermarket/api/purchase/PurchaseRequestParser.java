@@ -1,9 +1,11 @@
 package com.supermarket.api.purchase;
 
 import com.supermarket.api.PlatformProperties;
+import com.supermarket.api.purchase.IdempotencyStore.Claim;
 import com.supermarket.api.purchase.InvalidPurchaseException.Reason;
 import com.supermarket.contract.Purchase;
 import com.supermarket.contract.PurchaseItem;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.DateTimeException;
 import java.time.Instant;
@@ -56,46 +58,49 @@ final class PurchaseRequestParser {
         this.clock = clock;
     }
 
-    Purchase parse(String storeId, String customerId, String date, byte[] body) {
+    PurchaseRequest parse(String storeId, String customerId, String date, byte[] body) {
         return parse(storeId, customerId, date, body, null);
     }
 
     /**
-     * @param idempotencyKey the client's {@code Idempotency-Key} header, or null. With a key, the
-     *                       purchase id is derived from (store, key), so a till that retries after
-     *                       a 503 or a lost answer re-sends the same purchase id and the consumers
-     *                       store and count it once; without one, the id is new and time-ordered.
+     * @param idempotencyKey the client's {@code Idempotency-Key} header, or null. Without a key the
+     *                       purchase id is new and time-ordered. With one, the key names the
+     *                       purchase at its store, and the purchase id is derived from (store,
+     *                       key, what the purchase says): a till that retries after a 503 or a
+     *                       lost answer re-sends the same id, which the consumers store and count
+     *                       once, while a reused key with another body is another purchase, with
+     *                       an id of its own, even once the idempotency store has forgotten the
+     *                       key (or where none is configured).
      */
-    Purchase parse(String storeId, String customerId, String date, byte[] body, String idempotencyKey) {
+    PurchaseRequest parse(String storeId, String customerId, String date, byte[] body, String idempotencyKey) {
         int store = storeId(storeId);
         int customer = customerId(customerId);
         LocalDate day = date(date);
         List<PurchaseItem> items = items(body);
         Instant acceptedAt = clock.instant();
-        return new Purchase(purchaseId(store, idempotencyKey, acceptedAt), store, customer, day, items, acceptedAt);
-    }
-
-    /**
-     * Whether the purchase came with an {@code Idempotency-Key}: its id is then the name-based
-     * (version 3) UUID of (store, key), where every other purchase gets a time-ordered
-     * (version 7) one.
-     */
-    static boolean hasIdempotencyKey(Purchase purchase) {
-        return purchase.purchaseId().version() == 3;
-    }
-
-    private static UUID purchaseId(int store, String idempotencyKey, Instant acceptedAt) {
         if (idempotencyKey == null) {
-            return TimeOrderedIds.at(acceptedAt.toEpochMilli());
+            return PurchaseRequest.unkeyed(
+                    new Purchase(TimeOrderedIds.at(acceptedAt.toEpochMilli()), store, customer, day, items, acceptedAt));
         }
+        UUID key = keyId(store, idempotencyKey);
+        String fingerprint = PurchaseFingerprint.of(store, customer, day, items);
+        UUID purchaseId = nameBased("store " + store + " idempotency-key " + idempotencyKey + " purchase " + fingerprint);
+        return new PurchaseRequest(new Purchase(purchaseId, store, customer, day, items, acceptedAt),
+                new Claim(key, fingerprint));
+    }
+
+    /** The idempotency store's id of a key: scoped by store, as two stores' tills may number their receipts alike. */
+    static UUID keyId(int store, String idempotencyKey) {
         if (idempotencyKey.isEmpty() || idempotencyKey.length() > MAX_IDEMPOTENCY_KEY_LENGTH
                 || !idempotencyKey.chars().allMatch(c -> c > 0x20 && c < 0x7f)) {
             throw new InvalidPurchaseException(Reason.IDEMPOTENCY_KEY, "the Idempotency-Key header must be 1.."
                     + MAX_IDEMPOTENCY_KEY_LENGTH + " visible ASCII characters");
         }
-        // Scoped by store: two stores' tills may well number their receipts alike.
-        return UUID.nameUUIDFromBytes(("store " + store + " idempotency-key " + idempotencyKey)
-                .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        return nameBased("store " + store + " idempotency-key " + idempotencyKey);
+    }
+
+    private static UUID nameBased(String name) {
+        return UUID.nameUUIDFromBytes(name.getBytes(StandardCharsets.US_ASCII));
     }
 
     private int storeId(String raw) {

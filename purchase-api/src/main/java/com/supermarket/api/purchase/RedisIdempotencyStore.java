@@ -24,8 +24,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The idempotency store on Redis: one key per keyed purchase, {@code <prefix><purchaseId>} ->
- * fingerprint, with a TTL. A claim is {@code SET key fingerprint NX PX ttl GET} (Redis 7.0 or
+ * The idempotency store on Redis: one key per {@code Idempotency-Key} of a store,
+ * {@code <prefix><key id>} -> fingerprint, with a TTL. A claim is {@code SET key fingerprint NX PX ttl GET} (Redis 7.0 or
  * newer): atomic per key, it binds a free key and returns the value a taken one holds, so a
  * batch's claims are one pipelined write and one round trip, whatever their outcome, and the
  * caller does not wait for the replies.
@@ -115,7 +115,7 @@ final class RedisIdempotencyStore implements IdempotencyStore {
         try {
             for (int i = 0; i < replies.length; i++) {
                 Claim claim = claims.get(i);
-                replies[i] = commands.setGet(properties.keyPrefix() + claim.purchaseId(), claim.fingerprint(), claimArgs)
+                replies[i] = commands.setGet(properties.keyPrefix() + claim.key(), claim.fingerprint(), claimArgs)
                         .toCompletableFuture();
             }
             redis.flushCommands();

@@ -14,7 +14,6 @@ import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.status;
 
 import com.supermarket.api.PlatformProperties;
-import com.supermarket.contract.Purchase;
 import com.supermarket.contract.PurchaseItem;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -64,9 +63,10 @@ class PurchaseControllerTest {
                 .andExpect(status().isCreated())
                 .andExpect(jsonPath("$.purchaseId", matchesPattern("[0-9a-f-]{36}")));
 
-        verify(publisher).publish(argThat((Purchase p) -> p.storeId() == 7 && p.customerId() == 7001
-                && p.date().equals(LocalDate.of(2021, 1, 1))
-                && p.items().equals(List.of(new PurchaseItem(101, 2), new PurchaseItem(5, 3)))));
+        verify(publisher).publish(argThat((PurchaseRequest r) -> r.purchase().storeId() == 7
+                && r.purchase().customerId() == 7001 && r.purchase().date().equals(LocalDate.of(2021, 1, 1))
+                && r.purchase().items().equals(List.of(new PurchaseItem(101, 2), new PurchaseItem(5, 3)))
+                && r.idempotencyKey() == null));
     }
 
     @ParameterizedTest(name = "Content-Type: {0}")

@@ -1,6 +1,7 @@
 package com.supermarket.api.purchase;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
 import com.rabbitmq.client.Channel;
@@ -121,9 +122,40 @@ class PurchaseIdempotencyIT extends ServedApiTest {
             assertThat(underTheKey).as("the first and its retry, behind %s", exchange).hasSize(2)
                     .allSatisfy(p -> assertThat(p.items()).containsExactly(new PurchaseItem(101, 1), new PurchaseItem(102, 1)));
         }
-        String redisKey = KEY_PREFIX + purchaseId(first);
+        String redisKey = KEY_PREFIX + PurchaseRequestParser.keyId(7, key);
         assertThat(redis.get(redisKey)).matches("[0-9a-f]{32}");
         assertThat(redis.pttl(redisKey)).isBetween(Duration.ofHours(23).toMillis(), Duration.ofHours(24).toMillis());
+    }
+
+    /**
+     * Redis forgets a key (its TTL ran out, it was evicted or restarted, or no Redis is configured)
+     * and a till reuses it for another purchase: that is a new purchase, with an id of its own, so
+     * the consumers (which keep the first body of an id forever) store and count it; the first
+     * purchase keeps its id and body.
+     */
+    @Test
+    void aReusedKeyThatRedisForgotIsANewPurchaseWithItsOwnIdAndTheFirstIsUnchanged() throws Exception {
+        String key = "till-2/receipt-" + UUID.randomUUID();
+        HttpResponse<String> first = api.postPurchase(9, body(101, 102), key);
+        assertThat(first.statusCode()).as(first.body()).isEqualTo(201);
+        assertThat(redis.keys(KEY_PREFIX + "*")).as("the key's claim").isNotEmpty();
+        redis.keys(KEY_PREFIX + "*").forEach(redis::del);
+
+        HttpResponse<String> reused = api.postPurchase(9, body(105), key);
+        HttpResponse<String> retried = api.postPurchase(9, body(105), key);
+
+        assertThat(reused.statusCode()).as(reused.body()).isEqualTo(201);
+        assertThat(purchaseId(reused)).isNotEqualTo(purchaseId(first));
+        assertThat(retried.statusCode()).as(retried.body()).isEqualTo(201);
+        assertThat(purchaseId(retried)).as("a retry of the new purchase").isEqualTo(purchaseId(reused));
+        for (String exchange : Topology.SHARDED_EXCHANGES) {
+            assertThat(purchasesBehind(exchange)).as("behind %s", exchange)
+                    .extracting(Purchase::purchaseId, Purchase::items)
+                    .containsExactlyInAnyOrder(
+                            tuple(purchaseId(first), List.of(new PurchaseItem(101, 1), new PurchaseItem(102, 1))),
+                            tuple(purchaseId(reused), List.of(new PurchaseItem(105, 1))),
+                            tuple(purchaseId(reused), List.of(new PurchaseItem(105, 1))));
+        }
     }
 
     @Test

@@ -12,6 +12,7 @@ import static org.mockito.Mockito.never;
 import static org.mockito.Mockito.verify;
 
 import com.supermarket.api.Deadlines;
+import com.supermarket.api.PlatformProperties;
 import com.supermarket.api.broker.BlockedConnectionTracker;
 import com.supermarket.api.broker.ShardRouting;
 import com.supermarket.api.purchase.PublishRefusedException.Reason;
@@ -20,6 +21,7 @@ import com.supermarket.contract.PurchaseBatch;
 import com.supermarket.contract.PurchaseItem;
 import com.supermarket.contract.Topology;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
@@ -40,6 +42,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.springframework.util.unit.DataSize;
 import org.springframework.amqp.AmqpConnectException;
 import org.springframework.amqp.AmqpTimeoutException;
 import org.springframework.amqp.core.Message;
@@ -95,7 +98,7 @@ class PurchasePublisherTest {
             }
             List<Outcome> outcomes = new ArrayList<>();
             for (Claim claim : claims) {
-                String held = fingerprints.putIfAbsent(claim.purchaseId(), claim.fingerprint());
+                String held = fingerprints.putIfAbsent(claim.key(), claim.fingerprint());
                 outcomes.add(held == null ? Outcome.FIRST : held.equals(claim.fingerprint()) ? Outcome.SAME : Outcome.CONFLICT);
             }
             // Answered from another thread, as Redis's replies are (on Lettuce's I/O thread).
@@ -159,15 +162,18 @@ class PurchasePublisherTest {
                 maxInFlight, 100_000, Duration.ofSeconds(5)));
     }
 
-    private static Purchase purchase(int store) {
-        return new Purchase(UUID.randomUUID(), store, store * 1000, LocalDate.of(2021, 1, 1),
-                List.of(new PurchaseItem(101, 1)), Instant.now());
+    private static final PurchaseRequestParser PARSER = new PurchaseRequestParser(new PlatformProperties(1024, 100000),
+            new PurchaseLimits(100, DataSize.ofKilobytes(64)));
+
+    private static PurchaseRequest purchase(int store) {
+        return PurchaseRequest.unkeyed(new Purchase(UUID.randomUUID(), store, store * 1000, LocalDate.of(2021, 1, 1),
+                List.of(new PurchaseItem(101, 1)), Instant.now()));
     }
 
-    /** A purchase sent with an Idempotency-Key: its id is the name-based UUID of (store, key), as the parser makes it. */
-    private static Purchase keyed(int store, String key, int item) {
-        return new Purchase(UUID.nameUUIDFromBytes(("store " + store + " idempotency-key " + key).getBytes()), store,
-                store * 1000, LocalDate.of(2021, 1, 1), List.of(new PurchaseItem(item, 1)), Instant.now());
+    /** A purchase sent with an Idempotency-Key, as the parser makes it. */
+    private static PurchaseRequest keyed(int store, String key, int item) {
+        return PARSER.parse(Integer.toString(store), Integer.toString(store * 1000), "20210101",
+                ("{\"items\":[{\"ItemID\":" + item + ",\"numberOfItems\":1}]}").getBytes(StandardCharsets.UTF_8), key);
     }
 
     private static Reason refusal(CompletableFuture<Void> future) {
@@ -184,7 +190,7 @@ class PurchasePublisherTest {
     void publishesOneBatchMessageToTheIngressWithTheRoutingKeyOfTheStoresBucket() {
         PurchasePublisher publisher = publisher(true, Duration.ofSeconds(5), new PublishProperties.Batch(200,
                 Duration.ofMillis(1), Duration.ofMillis(1), BUCKETS, 16, 1000, Duration.ofSeconds(1)));
-        Purchase purchase = purchase(42);
+        PurchaseRequest purchase = purchase(42);
 
         CompletableFuture<Void> done = publisher.submit(purchase);
         Sent message = awaitSent(0);
@@ -198,7 +204,7 @@ class PurchasePublisherTest {
         assertThat(props.getDeliveryMode()).isEqualTo(MessageDeliveryMode.PERSISTENT);
         assertThat(props.getContentType()).isEqualTo("application/json");
         assertThat(props.getHeaders()).doesNotContainKey("__TypeId__");
-        assertThat(PurchaseBatch.decode(props.getType(), message.message().getBody()).purchases()).containsExactly(purchase);
+        assertThat(PurchaseBatch.decode(props.getType(), message.message().getBody()).purchases()).containsExactly(purchase.purchase());
         assertThat(registry.get("purchases.confirm.latency").timer().count()).isEqualTo(1);
         assertThat(registry.get("purchases.batch.size").summary().totalAmount()).isEqualTo(1);
     }
@@ -280,11 +286,11 @@ class PurchasePublisherTest {
                 tills.execute(() -> {
                     for (int i = 0; i < perThread; i++) {
                         int store = 1 + ThreadLocalRandom.current().nextInt(1024);
-                        Purchase purchase = keyed ? keyed(store, UUID.randomUUID().toString(), 101) : purchase(store);
+                        PurchaseRequest purchase = keyed ? keyed(store, UUID.randomUUID().toString(), 101) : purchase(store);
                         CompletableFuture<Void> future = publisher.submit(purchase);
                         future.whenComplete((ok, error) -> completions.incrementAndGet());
-                        futures.put(purchase.purchaseId(), future);
-                        storeById.put(purchase.purchaseId(), purchase.storeId());
+                        futures.put(purchase.purchase().purchaseId(), future);
+                        storeById.put(purchase.purchase().purchaseId(), purchase.purchase().storeId());
                     }
                 });
             }
@@ -383,8 +389,8 @@ class PurchasePublisherTest {
         Map<UUID, Integer> storeById = new ConcurrentHashMap<>();
         for (int i = 0; i < 3; i++) {
             for (int store = 1; store <= 4; store++) {
-                Purchase purchase = purchase(store);
-                storeById.put(purchase.purchaseId(), store);
+                PurchaseRequest purchase = purchase(store);
+                storeById.put(purchase.purchase().purchaseId(), store);
                 byStore.computeIfAbsent(store, s -> new CopyOnWriteArrayList<>()).add(publisher.submit(purchase));
             }
         }
@@ -536,7 +542,7 @@ class PurchasePublisherTest {
         InMemoryIdempotencyStore store = new InMemoryIdempotencyStore();
         idempotency = store;
         PurchasePublisher publisher = publisher(200, Duration.ZERO, 16);
-        Purchase first = keyed(7, "till-1/42", 101);
+        PurchaseRequest first = keyed(7, "till-1/42", 101);
 
         CompletableFuture<Void> accepted = publisher.submit(first);
         awaitSent(0).ack();
@@ -545,18 +551,17 @@ class PurchasePublisherTest {
         CompletableFuture<Void> retry = publisher.submit(keyed(7, "till-1/42", 101));
         awaitSent(1).ack();
         assertThat(retry).succeedsWithin(Duration.ofSeconds(5));
-        assertThat(sent.get(1).purchaseIds()).containsExactly(first.purchaseId());
+        assertThat(sent.get(1).purchaseIds()).containsExactly(first.purchase().purchaseId());
 
         CompletableFuture<Void> other = publisher.submit(keyed(7, "till-1/42", 102));
         await().atMost(Duration.ofSeconds(5)).until(other::isDone);
         assertThat(other).failsWithin(Duration.ZERO).withThrowableOfType(java.util.concurrent.ExecutionException.class)
                 .havingCause().isInstanceOf(IdempotencyConflictException.class)
-                .withMessageContaining("already used for a different purchase")
-                .withMessageContaining(first.purchaseId().toString());
+                .withMessageContaining("already used for a different purchase");
         assertThatThrownBy(() -> publisher.publish(keyed(7, "till-1/42", 103))).isInstanceOf(IdempotencyConflictException.class);
         assertThat(sent).hasSize(2);
         assertThat(registry.get("purchases.idempotency.conflicts").counter().count()).isEqualTo(2);
-        assertThat(store.fingerprints).containsEntry(first.purchaseId(), PurchaseFingerprint.of(first));
+        assertThat(store.fingerprints).containsEntry(first.idempotencyKey().key(), first.idempotencyKey().fingerprint());
     }
 
     @Test
@@ -567,13 +572,13 @@ class PurchasePublisherTest {
         publisher.submit(purchase(BUCKETS)); // occupies the one permit, so what follows gathers into one batch
         Sent blocker = awaitSent(0);
         // Stores 1 and 1 + BUCKETS share a bucket, so all of these leave together.
-        Purchase keyed = keyed(1, "a", 101);
-        Purchase sameKeyOtherBody = keyed(1, "a", 102);
-        Purchase retry = keyed(1, "a", 101);
-        Purchase otherKey = keyed(1 + BUCKETS, "a", 101);
-        Purchase unkeyed = purchase(1);
-        Map<Purchase, CompletableFuture<Void>> futures = new java.util.LinkedHashMap<>();
-        for (Purchase purchase : List.of(keyed, sameKeyOtherBody, retry, otherKey, unkeyed)) {
+        PurchaseRequest keyed = keyed(1, "a", 101);
+        PurchaseRequest sameKeyOtherBody = keyed(1, "a", 102);
+        PurchaseRequest retry = keyed(1, "a", 101);
+        PurchaseRequest otherKey = keyed(1 + BUCKETS, "a", 101);
+        PurchaseRequest unkeyed = purchase(1);
+        Map<PurchaseRequest, CompletableFuture<Void>> futures = new java.util.LinkedHashMap<>();
+        for (PurchaseRequest purchase : List.of(keyed, sameKeyOtherBody, retry, otherKey, unkeyed)) {
             futures.put(purchase, publisher.submit(purchase));
         }
 
@@ -582,14 +587,14 @@ class PurchasePublisherTest {
         batch.ack();
 
         assertThat(store.calls).hasSize(1);
-        assertThat(store.calls.getFirst()).extracting(IdempotencyStore.Claim::purchaseId)
-                .containsExactly(keyed.purchaseId(), keyed.purchaseId(), keyed.purchaseId(), otherKey.purchaseId());
-        assertThat(batch.purchaseIds()).containsExactly(keyed.purchaseId(), keyed.purchaseId(), otherKey.purchaseId(),
-                unkeyed.purchaseId());
+        assertThat(store.calls.getFirst()).extracting(IdempotencyStore.Claim::key).containsExactly(keyed.idempotencyKey().key(),
+                keyed.idempotencyKey().key(), keyed.idempotencyKey().key(), otherKey.idempotencyKey().key());
+        assertThat(batch.purchaseIds()).containsExactly(keyed.purchase().purchaseId(), keyed.purchase().purchaseId(), otherKey.purchase().purchaseId(),
+                unkeyed.purchase().purchaseId());
         assertThat(futures.get(sameKeyOtherBody)).failsWithin(Duration.ofSeconds(5))
                 .withThrowableOfType(java.util.concurrent.ExecutionException.class)
                 .havingCause().isInstanceOf(IdempotencyConflictException.class);
-        for (Purchase purchase : List.of(keyed, retry, otherKey, unkeyed)) {
+        for (PurchaseRequest purchase : List.of(keyed, retry, otherKey, unkeyed)) {
             assertThat(futures.get(purchase)).succeedsWithin(Duration.ofSeconds(5));
         }
     }
@@ -616,14 +621,14 @@ class PurchasePublisherTest {
         publisher.submit(purchase(BUCKETS));
         Sent blocker = awaitSent(0);
         CompletableFuture<Void> keyed = publisher.submit(keyed(1, "a", 101));
-        Purchase unkeyed = purchase(1);
+        PurchaseRequest unkeyed = purchase(1);
         CompletableFuture<Void> plain = publisher.submit(unkeyed);
 
         blocker.ack();
         Sent batch = awaitSent(1);
         batch.ack();
 
-        assertThat(batch.purchaseIds()).containsExactly(unkeyed.purchaseId());
+        assertThat(batch.purchaseIds()).containsExactly(unkeyed.purchase().purchaseId());
         assertThat(plain).succeedsWithin(Duration.ofSeconds(5));
         assertThat(refusal(keyed)).isEqualTo(Reason.IDEMPOTENCY_UNAVAILABLE);
         assertThatThrownBy(() -> publisher.publish(keyed(2, "b", 101)))

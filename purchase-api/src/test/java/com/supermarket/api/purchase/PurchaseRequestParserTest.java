@@ -20,7 +20,7 @@ class PurchaseRequestParserTest {
             new PurchaseLimits(100, DataSize.ofKilobytes(64)));
 
     private Purchase parse(String store, String customer, String date, String body) {
-        return parser.parse(store, customer, date, body.getBytes(StandardCharsets.UTF_8));
+        return parser.parse(store, customer, date, body.getBytes(StandardCharsets.UTF_8)).purchase();
     }
 
     @Test
@@ -55,17 +55,26 @@ class PurchaseRequestParserTest {
     }
 
     @Test
-    void anIdempotencyKeyGivesARetryTheSamePurchaseIdWithinItsStore() {
+    void anIdempotencyKeyGivesARetryTheSamePurchaseIdWithinItsStoreAndAnotherPurchaseItsOwn() {
         byte[] body = "{\"items\":[{\"ItemID\":\"1\",\"numberOfItems\":1}]}".getBytes(StandardCharsets.UTF_8);
+        byte[] otherBody = "{\"items\":[{\"ItemID\":\"2\",\"numberOfItems\":1}]}".getBytes(StandardCharsets.UTF_8);
 
-        Purchase first = parser.parse("7", "7001", "20210101", body, "till-3/receipt-981");
-        Purchase retry = parser.parse("7", "7001", "20210101", body, "till-3/receipt-981");
-        Purchase otherStore = parser.parse("8", "8001", "20210101", body, "till-3/receipt-981");
-        Purchase otherKey = parser.parse("7", "7001", "20210101", body, "till-3/receipt-982");
+        PurchaseRequest first = parser.parse("7", "7001", "20210101", body, "till-3/receipt-981");
+        PurchaseRequest retry = parser.parse("7", "7001", "20210101", body, "till-3/receipt-981");
+        PurchaseRequest otherStore = parser.parse("8", "7001", "20210101", body, "till-3/receipt-981");
+        PurchaseRequest otherKey = parser.parse("7", "7001", "20210101", body, "till-3/receipt-982");
+        PurchaseRequest otherPurchase = parser.parse("7", "7001", "20210101", otherBody, "till-3/receipt-981");
 
-        assertThat(retry.purchaseId()).isEqualTo(first.purchaseId());
-        assertThat(otherStore.purchaseId()).isNotEqualTo(first.purchaseId());
-        assertThat(otherKey.purchaseId()).isNotEqualTo(first.purchaseId());
+        assertThat(retry.purchase().purchaseId()).isEqualTo(first.purchase().purchaseId());
+        assertThat(retry.idempotencyKey()).isEqualTo(first.idempotencyKey());
+        assertThat(otherStore.purchase().purchaseId()).isNotEqualTo(first.purchase().purchaseId());
+        assertThat(otherStore.idempotencyKey().key()).isNotEqualTo(first.idempotencyKey().key());
+        assertThat(otherKey.purchase().purchaseId()).isNotEqualTo(first.purchase().purchaseId());
+        assertThat(otherKey.idempotencyKey().key()).isNotEqualTo(first.idempotencyKey().key());
+        assertThat(otherPurchase.purchase().purchaseId()).as("a reused key with another body is another purchase")
+                .isNotEqualTo(first.purchase().purchaseId());
+        assertThat(otherPurchase.idempotencyKey().key()).as("under the same key, which the idempotency store checks")
+                .isEqualTo(first.idempotencyKey().key());
     }
 
     @ParameterizedTest
