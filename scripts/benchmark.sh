@@ -195,7 +195,7 @@ service_settings() {
 # $1 = series label, $2 = stores, $3 = offered rate (0 = closed loop), $4 = purchases per hour,
 # $5 = measured or warmup (a warm-up run is checked but neither crashed nor reported)
 run_once() {
-  local series="$1" stores="$2" rate="$3" per_hour="$4" kind="$5" name result stored_before counted_before n=2
+  local series="$1" stores="$2" rate="$3" per_hour="$4" kind="$5" name result n=2
   name="$series-$stores"
   [[ "$rate" == 0 ]] || name="$name-rate$rate"
   [[ "$kind" == measured ]] || name="$name-warmup"
@@ -206,7 +206,7 @@ run_once() {
   fi
   result="$RUN_DIR/$name.json"
   log "$([[ "$kind" == measured ]] && echo run || echo warm-up run): $stores stores, $per_hour purchases/hour/store, ${series}, $([[ "$rate" == 0 ]] && echo closed loop || echo "paced at $rate req/s")"
-  [[ "$stub" == true ]] || { stored_before="$(stored_purchases)"; counted_before="$(counted_purchases)"; }
+  [[ "$stub" == true ]] || save_pipeline_baseline "$RUN_DIR/$name.counts-before"
   # shellcheck disable=SC2046 # watch_pid_options prints words
   "$JAVA" -jar "$(jar_of load-client)" run --base-url "http://127.0.0.1:$API_PORT" --max-stores "$stores" \
     --purchases-per-hour "$per_hour" --label "$series" --rate "$rate" --out "$result" --progress lines \
@@ -217,7 +217,7 @@ run_once() {
   cat "$RUN_DIR/$name.txt"
   [[ -f "$result" ]] || die "the load client wrote no result; see $RUN_DIR/$name.txt"
   echo "$name: load average after the run $(cut -d' ' -f1-3 /proc/loadavg)" >>"$RUN_DIR/environment.txt"
-  [[ "$stub" == true ]] || check_every_purchase_arrived_once "$result" "$stored_before" "$counted_before"
+  [[ "$stub" == true ]] || check_every_purchase_arrived_once "$result" "$RUN_DIR/$name.counts-before"
   [[ "$kind" == measured ]] || return 0
   if [[ -n "$kill_api_after" ]]; then
     local final

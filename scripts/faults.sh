@@ -5,12 +5,14 @@
 # fault proxy of its own (the contract's FaultProxy: one for the broker link, one for the
 # database link, steered over a control port), runs the load client closed-loop with retries
 # (each purchase carries an Idempotency-Key, so a till's retry is the same purchase), injects the
-# fault --at seconds after the run's first purchase is stored, waits for the pipeline to drain,
-# then counts through public interfaces only: the 201s the client saw, purchases stored
-# (purchases-service GET /purchases/count), purchases counted (store-service's gauge
-# store_purchases_counted, which survives its restarts), lost (accepted but missing),
-# duplicated (more than accepted) and throughput (201s per second of the run) relative to the
-# no-fault run. Stops what it started and deletes the vhost and database. The machine's RabbitMQ
+# fault --at seconds after the run's first purchase is stored, then checks the run with the load
+# client's verify command (the one exactly-once rule, see load-client verify --help): it waits for
+# the pipeline to drain and counts through public interfaces only: purchases accepted (a 201) and
+# maybe accepted (no 201, but a 503, a timeout or a lost connection, which promise nothing), per
+# Idempotency-Key; purchases stored (purchases-service GET /purchases/count) and counted
+# (store-service's gauge store_purchases_counted, which survives its restarts); lost and
+# duplicated; and throughput (201s per second of the run) relative to the no-fault run. Stops
+# what it started and deletes the vhost and database. The machine's RabbitMQ
 # and MariaDB are never stopped: a broker restart or database outage is every link through the
 # proxy cut at once.
 #
@@ -30,6 +32,12 @@
 #                                                the broker link, for --degrade-for s
 #                        db-outage               the same cut as broker-restart on the database link
 #                        db-loss, db-latency     as broker-loss and broker-latency, database link
+#                        late-retry              no failure: stores 1..--late-retries each send
+#                                                their first accepted purchase again (same key
+#                                                and body, as after a lost 201) after
+#                                                --late-retry-after further purchases of the
+#                                                store or that long (5m); a correct platform
+#                                                stores and counts it once
 #                        node-loss               on a local 3-node cluster (scripts/rabbitmq-
 #                                                cluster.sh, replicated topology mode): the node
 #                                                leading most quorum queues killed (kill -9),
@@ -46,6 +54,10 @@
 #   --loss F           fraction of chunks held for broker-loss and db-loss (default 0.05)
 #   --latency MS       added latency of broker-latency and db-latency (default 50)
 #   --retries N        the load client's retries per request (default 12)
+#   --late-retries N   stores re-sending an accepted purchase in late-retry (default 2)
+#   --late-retry-after COUNT|TIME  further purchases of the store (default 1200, more than
+#                      store-service's dedup window of 1,024 per store; those stores send extra
+#                      purchases to reach it) or a time (90s, 5m) before the re-send
 #   --timeout S        a run whose load client has not finished after S s fails (default 600)
 #   --run-dir DIR      output folder (default runs/faults-<UTC time>)
 #   -h, --help         this help
@@ -65,7 +77,7 @@ if [[ "${1:-}" == "-h" || "${1:-}" == "--help" ]]; then
 fi
 
 ALL_FAULTS=(none kill-purchase-api kill-store-service kill-purchases-service
-  broker-restart broker-loss broker-latency db-outage db-loss db-latency node-loss)
+  broker-restart broker-loss broker-latency db-outage db-loss db-latency late-retry node-loss)
 faults=()
 stores=16
 per_hour=200
@@ -76,6 +88,8 @@ degrade_for=10
 loss=0.05
 latency_ms=50
 retries=12
+late_retries=2
+late_retry_after=1200
 timeout=600
 run_dir=""
 while [[ $# -gt 0 ]]; do
@@ -91,6 +105,8 @@ while [[ $# -gt 0 ]]; do
     --loss) loss="$2"; shift 2 ;;
     --latency) latency_ms="$2"; shift 2 ;;
     --retries) retries="$2"; shift 2 ;;
+    --late-retries) late_retries="$2"; shift 2 ;;
+    --late-retry-after) late_retry_after="$2"; shift 2 ;;
     --timeout) timeout="$2"; shift 2 ;;
     --run-dir) run_dir="$2"; shift 2 ;;
     *) echo "unknown option: $1 (see --help)" >&2; exit 2 ;;
@@ -180,7 +196,7 @@ inject() {
     db-*) control="$DB_CONTROL_PORT" ;;
   esac
   case "$1" in
-    none) return 0 ;;
+    none | late-retry) return 0 ;;
     kill-*)
       service="${1#kill-}"
       pid="$(pid_of "$service")"
@@ -219,10 +235,17 @@ inject() {
   esac
 }
 
+# Whether purchases-service has stored any purchase (the fault's clock starts then).
+any_purchase_stored() {
+  [[ "$(curl -sf "http://127.0.0.1:$PURCHASES_PORT/purchases/count")" =~ \"count\":[1-9] ]]
+}
+
 # $1 = fault: one run in a sandbox of its own; writes its table row to $RUN_DIR/<fault>.row and
 # "lost duplicated" to $RUN_DIR/<fault>.counts (the no-fault throughput to baseline.txt).
 run_fault() {
-  local fault="$1" result="$RUN_DIR/$1.json" start end accepted final throughput relative lost duplicated baseline
+  local fault="$1" result="$RUN_DIR/$1.json" start end throughput relative baseline verdict
+  local accepted maybe stored counted lost duplicated client_extra=()
+  [[ "$fault" != late-retry ]] || client_extra=(--late-retries "$late_retries" --late-retry-after "$late_retry_after")
   local vhost="h-$NAME-$fault" database="purchases_h_${NAME//-/_}_${fault//-/_}"
   # node-loss: the cluster is started for this run and deleted after it; its default vhost is the sandbox.
   [[ "$fault" != node-loss ]] || vhost=""
@@ -253,16 +276,16 @@ run_fault() {
   start="$(date +%s.%N)"
   "$JAVA" -jar "$(jar_of load-client)" run --base-url "http://127.0.0.1:$API_PORT" --max-stores "$stores" \
     --purchases-per-hour "$per_hour" --retries "$retries" --label "$fault" --out "$result" --progress lines \
-    >"$RUN_DIR/$fault.txt" 2>&1 &
+    "${client_extra[@]}" >"$RUN_DIR/$fault.txt" 2>&1 &
   local client_pid=$!
   STARTED_PIDS+=("$client_pid")
   STARTED_NAMES+=(load-client)
-  if [[ "$fault" != none ]]; then
+  if [[ "$fault" != none && "$fault" != late-retry ]]; then
     # The clock starts at the first purchase stored: the load client retries a refused
     # connection only once the API has answered it, and on a busy machine its start can take
     # longer than --at.
     local first=$((SECONDS + 120))
-    until [[ "$(stored_purchases || echo 0)" -gt 0 ]]; do
+    until any_purchase_stored; do
       [[ $SECONDS -lt $first ]] || die "no purchase was stored within 120 s of the run's start; see $RUN_DIR/$fault.txt"
       kill -0 "$client_pid" 2>/dev/null || die "the run ended before the fault; raise --purchases-per-hour or lower --at"
       sleep 0.2
@@ -282,20 +305,18 @@ run_fault() {
   wait "$client_pid" || true
   end="$(date +%s.%N)"
   [[ -f "$result" ]] || die "the load client wrote no result; see $RUN_DIR/$fault.txt"
-  accepted="$(accepted_purchases "$result")"
-  final="$(sed -n 's/^ *"failed" *: *\([0-9][0-9]*\).*/\1/p' "$result" | head -n 1)"
-  wait_for_drain "$accepted" 0 0
-  # A till's final failure (after its retries) promises nothing either way.
-  pipeline_breaches "$accepted" "$final"
-  lost=$LOST duplicated=$DUPLICATED
+  # The sandbox started empty: no baseline. Exit 1 (lost or duplicated) is a row of the table.
+  verdict="$(verify --counts-out "$RUN_DIR/$fault.verify" "$result")" || [[ $? -eq 1 ]] \
+    || die "the verify command could not check the run; see $RUN_DIR/$fault.txt"
+  read -r accepted maybe stored counted lost duplicated <"$RUN_DIR/$fault.verify"
   throughput="$(awk -v n="$accepted" -v s="$start" -v e="$end" 'BEGIN { printf "%.0f", n / (e - s) }')"
   [[ "$fault" != none || -f "$RUN_DIR/baseline.txt" ]] || echo "$throughput" >"$RUN_DIR/baseline.txt"
   baseline="$(cat "$RUN_DIR/baseline.txt" 2>/dev/null || true)"
   relative="$([[ -n "$baseline" ]] && awk -v t="$throughput" -v b="$baseline" 'BEGIN { printf "%.0f%%", 100 * t / b }' || echo "n/a")"
   printf '| %-22s | %7s | %7s | %7s | %6s | %4s | %10s | %6s | %8s |\n' \
-    "$fault" "$accepted" "$STORED" "$COUNTED" "$final" "$lost" "$duplicated" "$throughput" "$relative" >"$RUN_DIR/$fault.row"
+    "$fault" "$accepted" "$stored" "$counted" "$maybe" "$lost" "$duplicated" "$throughput" "$relative" >"$RUN_DIR/$fault.row"
   echo "$lost $duplicated" >"$RUN_DIR/$fault.counts"
-  log "result: fault $fault: $accepted accepted (201), $STORED stored, $COUNTED counted, $final final failures, $lost lost, $duplicated duplicated, $throughput/s ($relative of no fault); load average $(cut -d' ' -f1-3 /proc/loadavg)"
+  log "result: fault $fault: $verdict; $throughput/s ($relative of no fault); load average $(cut -d' ' -f1-3 /proc/loadavg)"
   stop_started
   drop_sandbox
   if [[ "$fault" == node-loss ]]; then
@@ -331,7 +352,7 @@ done
 {
   echo "Faults at $stores stores x $((per_hour * 9)) purchases (closed loop, $retries retries), fault at ${fault_at}s, $(date -u +%Y-%m-%d), load average $(cut -d' ' -f1-3 /proc/loadavg)"
   echo
-  echo "| fault                  | 201s    | stored  | counted | failed | lost | duplicated | 201s/s | relative |"
+  echo "| fault                  | 201s    | stored  | counted | maybe  | lost | duplicated | 201s/s | relative |"
   echo "|------------------------|---------|---------|---------|--------|------|------------|--------|----------|"
   printf '%s\n' "${ROWS[@]}"
   echo

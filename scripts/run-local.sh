@@ -103,8 +103,7 @@ else
 fi
 
 # purchases-service's database outlives a run: the check below compares what this run added.
-stored_before=0 counted_before=0
-[[ "$stub" == true ]] || { stored_before="$(stored_purchases)"; counted_before="$(counted_purchases)"; }
+[[ "$stub" == true ]] || save_pipeline_baseline "$RUN_DIR/counts-before"
 
 client_args=(run --base-url "http://127.0.0.1:$API_PORT" --max-stores "$stores" --purchases-per-hour "$per_hour"
   --label "$label" --out "$RUN_DIR/result.json")
@@ -115,7 +114,7 @@ status=0
 "$JAVA" -jar "$(jar_of load-client)" "${client_args[@]}" "${extra[@]}" || status=$?
 [[ $status -eq 0 ]] || die "the load client failed (exit $status); no request succeeded or bad options"
 
-[[ "$stub" == true ]] || check_every_purchase_arrived_once "$RUN_DIR/result.json" "$stored_before" "$counted_before"
+[[ "$stub" == true ]] || check_every_purchase_arrived_once "$RUN_DIR/result.json" "$RUN_DIR/counts-before"
 
 # The counts reach store-service asynchronously through the broker: poll until store 1 has sales.
 api="http://127.0.0.1:$API_PORT"

@@ -7,8 +7,8 @@
 # Starts the local services it needs, finds a JDK 21+, and fails if any test was skipped.
 # Usage: scripts/test.sh [extra Maven arguments, e.g. -pl purchase-api -am]
 # Environment: SMOKE=false skips the run-local smoke runs (they need every module built);
-# FAULTS=false skips the CI-sized fault run (scripts/faults.sh, two crashes and a broker link
-# cut, about 5 minutes).
+# FAULTS=false skips the CI-sized fault run (scripts/faults.sh, two crashes, a broker link
+# cut and late re-sends of accepted purchases, about 6 minutes).
 set -euo pipefail
 
 if [[ "${1:-}" == "-h" || "${1:-}" == "--help" ]]; then
@@ -69,12 +69,13 @@ if [[ "${SMOKE:-true}" != false ]]; then
   done
   echo "[test] smoke runs passed (mysql, dynamodb)" >&2
 fi
-# A CI-sized fault run, so a regression in exactly-once shows here: two crashes and a simulated
-# broker restart (every broker link cut through the fault proxy for 5 s) mid-run at small load
-# (about a minute each, each run bounded by --timeout), failing on any purchase lost or counted
-# twice.
+# A CI-sized fault run, so a regression in exactly-once shows here: two crashes, a simulated
+# broker restart (every broker link cut through the fault proxy for 5 s) mid-run at small load,
+# and late-retry (two stores re-send an accepted purchase after 1,200 further purchases of
+# theirs, beyond store-service's dedup window), about a minute each, each run bounded by
+# --timeout, failing on any purchase lost or counted twice.
 if [[ "${FAULTS:-true}" != false ]]; then
-  fault_run=(--fault kill-purchases-service --fault kill-store-service --fault broker-restart
+  fault_run=(--fault kill-purchases-service --fault kill-store-service --fault broker-restart --fault late-retry
     --stores 8 --purchases-per-hour 100 --at 3 --outage-for 5 --timeout 300 --run-dir runs/faults-ci)
   echo "[test] fault run: scripts/faults.sh ${fault_run[*]}" >&2
   FAULTS_NAME=ci scripts/faults.sh "${fault_run[@]}" \

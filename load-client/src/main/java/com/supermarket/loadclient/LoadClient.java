@@ -5,20 +5,21 @@ import java.util.Set;
 import com.supermarket.loadclient.report.ReportCommand;
 import com.supermarket.loadclient.run.RunCommand;
 import com.supermarket.loadclient.stub.StubCommand;
+import com.supermarket.loadclient.verify.VerifyCommand;
 
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /**
  * Entry point of the load client: {@code run} (the default when no subcommand is named),
- * {@code report} and {@code stub}. Not thread-safe; used once per process.
+ * {@code report}, {@code stub} and {@code verify}. Not thread-safe; used once per process.
  */
 @Command(name = "load-client", mixinStandardHelpOptions = true, version = "load-client 0.1.0",
         description = "Load client for the supermarket purchase API.",
-        subcommands = { RunCommand.class, ReportCommand.class, StubCommand.class })
+        subcommands = { RunCommand.class, ReportCommand.class, StubCommand.class, VerifyCommand.class })
 public final class LoadClient {
 
-    private static final Set<String> TOP_LEVEL = Set.of("run", "report", "stub", "help", "-h", "--help", "-V", "--version");
+    private static final Set<String> TOP_LEVEL = Set.of("run", "report", "stub", "verify", "help", "-h", "--help", "-V", "--version");
 
     private LoadClient() {
     }

@@ -35,13 +35,16 @@ import java.util.Map;
  * @param processCpuSeconds  CPU time (user + system) of other processes over the same interval,
  *                           by name, as asked with {@code --watch-pid}; empty if none were asked
  * @param fullLoad           throughput and latency while every store sends
+ * @param purchases          the purchases by outcome (accepted, maybe accepted, refused), per
+ *                           {@code Idempotency-Key}; null in result files written before it was
+ *                           recorded
  */
 public record RunResult(String label, String baseUrl, String mode, RunParameters parameters, Instant startedAt,
         double wallTimeSeconds, long successful, long failed, double throughput, double successThroughput,
         Map<String, Long> failuresByStatus, Map<String, Long> failuresByError,
         Map<RequestType, LatencySummary> latency, List<PhaseStart> phases, List<TimelinePoint> timeline,
         double csvWriterBusySeconds, long firstTryFailures, long retries, double clientCpuSeconds,
-        Map<String, Double> processCpuSeconds, FullLoad fullLoad) {
+        Map<String, Double> processCpuSeconds, FullLoad fullLoad, PurchaseOutcomes purchases) {
 
     public RunResult {
         failuresByStatus = Map.copyOf(failuresByStatus);

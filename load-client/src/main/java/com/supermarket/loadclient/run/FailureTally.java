@@ -13,7 +13,8 @@ import com.supermarket.loadclient.result.RequestType;
  * Counts failed attempts by HTTP status and by error kind, and logs them to stderr at most
  * once per second (the rest are counted as suppressed and mentioned in the next line), so a
  * dead server cannot flood the terminal. Also counts, per request, whether its first attempt
- * failed, how many retries it took, and whether it failed for good.
+ * failed, how many retries it took, and whether it failed for good; and a purchase that failed for
+ * good as maybe accepted or refused ({@link com.supermarket.loadclient.result.PurchaseOutcomes}).
  * <p>
  * Thread-safe and lock-free on the counting path: {@link ConcurrentHashMap} of {@link LongAdder}s.
  */
@@ -28,6 +29,8 @@ final class FailureTally {
     private final LongAdder firstTryFailures = new LongAdder();
     private final LongAdder retries = new LongAdder();
     private final LongAdder finalFailures = new LongAdder();
+    private final LongAdder purchasesMaybeAccepted = new LongAdder();
+    private final LongAdder purchasesRefused = new LongAdder();
     private final AtomicLong nextLogNanos = new AtomicLong(System.nanoTime());
     private final AtomicLong suppressed = new AtomicLong();
     private final PrintStream log;
@@ -59,6 +62,24 @@ final class FailureTally {
     /** A request failed and will not be sent again. */
     void gaveUp() {
         finalFailures.increment();
+    }
+
+    /**
+     * A purchase failed for good.
+     *
+     * @param promisedNothing some attempt got an answer that promises nothing either way (5xx,
+     *                        timeout, connection lost after sending), so it may have been accepted
+     */
+    void purchaseFailed(boolean promisedNothing) {
+        (promisedNothing ? purchasesMaybeAccepted : purchasesRefused).increment();
+    }
+
+    long purchasesMaybeAccepted() {
+        return purchasesMaybeAccepted.sum();
+    }
+
+    long purchasesRefused() {
+        return purchasesRefused.sum();
     }
 
     /** Failed attempts (first tries and retries), as counted by status and by error. */

@@ -18,6 +18,7 @@ import io.netty.channel.EventLoop;
 
 import com.supermarket.loadclient.result.LatencySummary;
 import com.supermarket.loadclient.result.PhaseStart;
+import com.supermarket.loadclient.result.PurchaseOutcomes;
 import com.supermarket.loadclient.result.RequestType;
 import com.supermarket.loadclient.result.RunResult;
 
@@ -46,6 +47,8 @@ final class LoadRun {
         LongAdder completed = new LongAdder();
         CountDownLatch done = new CountDownLatch(maxStores);
         SplittableRandom seeds = new SplittableRandom(settings.seed());
+        LateRetryPlan latePlan = settings.lateRetries();
+        LateRetry.Tally lateRetries = new LateRetry.Tally(latePlan.stores());
 
         try (HttpTransport transport = new HttpTransport(settings.baseUrl(), settings.ioThreads(), CONNECT_TIMEOUT);
                 CsvSink csv = CsvSink.to(settings.csv())) {
@@ -70,7 +73,8 @@ final class LoadRun {
                 buffers[index] = csv.buffer();
                 StoreWorker worker = new StoreWorker(store, settings, connection(transport, loops.get(loop), store),
                         gates.get(1), gates.get(2), new RequestFactory(settings.parameters(), seeds.split()),
-                        seeds.split(), metrics[loop], buffers[index], failures, completed, run, done);
+                        seeds.split(), metrics[loop], buffers[index], failures, completed, run, done,
+                        latePlan.chosen(store) ? new LateRetry(latePlan, lateRetries) : null);
                 storesOfLoop.get(loop).add(worker);
                 gateOf(gates, store).whenOpen(worker::start);
             }
@@ -102,13 +106,13 @@ final class LoadRun {
             // Closing waits for the writer, so the result reports its whole busy time.
             csv.close();
             return result(startedAt, startNanos, endNanos, metrics, failures, sampler, gates, csv.busySeconds(),
-                    clientCpu, othersCpu);
+                    clientCpu, othersCpu, lateRetries);
         }
     }
 
     private RunResult result(Instant startedAt, long startNanos, long endNanos, LoopMetrics[] metrics,
             FailureTally failures, Sampler sampler, List<PhaseGate> gates, double csvBusySeconds, double clientCpu,
-            Map<String, Double> othersCpu) {
+            Map<String, Double> othersCpu, LateRetry.Tally lateRetries) {
         Map<RequestType, LatencySummary> latency = new EnumMap<>(RequestType.class);
         long successful = 0;
         for (RequestType type : RequestType.values()) {
@@ -135,7 +139,10 @@ final class LoadRun {
                 settings.parameters(), startedAt, wallSeconds, successful, failed,
                 (successful + failed) / wallSeconds, successful / wallSeconds,
                 failures.byStatus(), failures.byError(), latency, phaseStarts, sampler.timeline(), csvBusySeconds,
-                failures.firstTryFailures(), failures.retries(), clientCpu, othersCpu, sampler.fullLoad());
+                failures.firstTryFailures(), failures.retries(), clientCpu, othersCpu, sampler.fullLoad(),
+                // A POST is recorded as a success once, when its purchase is accepted; late re-sends are not recorded.
+                new PurchaseOutcomes(latency.containsKey(RequestType.POST) ? latency.get(RequestType.POST).count() : 0,
+                        failures.purchasesMaybeAccepted(), failures.purchasesRefused(), lateRetries.snapshot()));
     }
 
     /** Each loop checks its stores' deadlines a few times per timeout (at most every 100 ms). */

@@ -115,6 +115,20 @@ public final class RunCommand implements Callable<Integer> {
             "queries of --get-ratio. Without it no key is sent (the standard client's behaviour)." })
     private Path tillKeys;
 
+    @Option(names = "--late-retries", paramLabel = "N", description = {
+            "Stores 1..N each send their first accepted purchase again, late: the same Idempotency-Key, path",
+            "and body, as a till does after a lost 201 (see --late-retry-after). The re-send is the same",
+            "purchase: it adds nothing to the purchases accepted, and a correct platform stores and counts it",
+            "once. 0 = none." })
+    private int lateRetries = 0;
+
+    @Option(names = "--late-retry-after", paramLabel = "COUNT|TIME", description = {
+            "When the late re-send goes: after COUNT further accepted purchases of the store (a store whose",
+            "profile ends sooner sends extra purchases until then, at most 2 x COUNT), or TIME (500ms, 90s,",
+            "5m, 1h) after the purchase's 201 (a store whose profile ends sooner waits). The default is twice",
+            "store-service's default dedup window of 1,024 purchases per store." })
+    private String lateRetryAfter = "2048";
+
     @Option(names = "--seed", description = "Random seed for ids (0 = a new one each run).")
     private long seed = 0;
 
@@ -163,6 +177,13 @@ public final class RunCommand implements Callable<Integer> {
         require(timeoutSeconds > 0, "--timeout must be positive");
         require(retries >= 0, "--retries must be 0 or positive");
         require(ioThreads >= 1, "--io-threads must be at least 1");
+        require(lateRetries >= 0 && lateRetries <= maxStores, "--late-retries must be 0..--max-stores");
+        LateRetryPlan latePlan;
+        try {
+            latePlan = lateRetries == 0 ? LateRetryPlan.NONE : LateRetryPlan.of(lateRetries, lateRetryAfter);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), "--late-retry-after: " + e.getMessage());
+        }
         try {
             LocalDate.parse(date, DateTimeFormatter.ofPattern("uuuuMMdd").withResolverStyle(ResolverStyle.STRICT));
         } catch (DateTimeParseException e) {
@@ -193,7 +214,8 @@ public final class RunCommand implements Callable<Integer> {
         RunParameters parameters = new RunParameters(maxStores, customersPerStore, maxItemId, purchasesPerHour,
                 itemsPerPurchase, date, getRatio, rate, timeoutSeconds, retries);
         return new RunSettings(uri, label, parameters, csv, mode, Duration.ofSeconds(1),
-                seed != 0 ? seed : System.nanoTime(), ioThreads, watchedPids, RunSettings.PAUSE_RETRIES_AFTER, keys);
+                seed != 0 ? seed : System.nanoTime(), ioThreads, watchedPids, RunSettings.PAUSE_RETRIES_AFTER, keys,
+                latePlan);
     }
 
     private void require(boolean condition, String message) {

@@ -21,10 +21,11 @@ import com.supermarket.loadclient.result.RunParameters;
  * @param watchedPids    other processes whose CPU time the run measures, by name
  * @param pauseRetriesAfter with no success for this long, retries pause until the next success
  * @param tillKeys       the keys to send ({@code --till-keys}), or null to send none
+ * @param lateRetries    accepted purchases to re-send late ({@code --late-retries}); {@link LateRetryPlan#NONE} for none
  */
 record RunSettings(URI baseUrl, String label, RunParameters parameters, Path csv, ProgressMode progress,
         Duration sampleInterval, long seed, int ioThreads, Map<String, Long> watchedPids, Duration pauseRetriesAfter,
-        TillKeyFile tillKeys) {
+        TillKeyFile tillKeys, LateRetryPlan lateRetries) {
 
     /**
      * Longer than a full series of the default backoff (about 63 s), so only a server gone for
@@ -49,14 +50,15 @@ record RunSettings(URI baseUrl, String label, RunParameters parameters, Path csv
     /**
      * The client's own warm-up: the same requests (items, dates, GET ratio, keys) from up to
      * {@link #WARM_UP_STORES} stores against {@code stub}, closed loop, recording nothing (no
-     * CSV, progress or watched processes) and retrying nothing.
+     * CSV, progress or watched processes), retrying nothing and re-sending nothing late.
      */
     RunSettings warmUpAgainst(URI stub) {
         RunParameters p = parameters;
         return new RunSettings(stub, label + " (client warm-up)",
                 new RunParameters(Math.min(p.maxStores(), WARM_UP_STORES), p.customersPerStore(), p.maxItemId(),
                         WARM_UP_PER_HOUR, p.itemsPerPurchase(), p.date(), p.getRatio(), 0, p.timeoutSeconds(), 0),
-                null, ProgressMode.OFF, sampleInterval, seed, ioThreads, Map.of(), pauseRetriesAfter, tillKeys);
+                null, ProgressMode.OFF, sampleInterval, seed, ioThreads, Map.of(), pauseRetriesAfter, tillKeys,
+                LateRetryPlan.NONE);
     }
 
     RetryPolicy retryPolicy() {

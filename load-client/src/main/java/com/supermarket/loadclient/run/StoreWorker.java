@@ -15,7 +15,11 @@ import com.supermarket.loadclient.result.RequestType;
  * queueing). Opens the central and west gates when it has sent 3 and 5 hours of purchases.
  * A failed request is sent again per the {@link RetryPolicy}, with the same body and the same
  * {@code Idempotency-Key}, so the server stores and counts a retried purchase once; its latency
- * runs from its first attempt to its final answer, which is what the till's customer waits.
+ * runs from its first attempt to its final answer, which is what the till's customer waits. A
+ * purchase that fails for good is counted as maybe accepted or refused by what its attempts were
+ * answered ({@link FailureTally#purchaseFailed}). A store chosen by {@code --late-retries} also
+ * re-sends its first accepted purchase late ({@link LateRetry}), sending extra purchases after its
+ * profile when the re-send waits for a count of them.
  * <p>
  * A state machine rather than a thread: every step runs on the store's event loop (the
  * connection's callbacks, the timeout, the pacing and backoff timers), so a store needs no lock
@@ -45,6 +49,8 @@ final class StoreWorker implements HttpConnection.Listener {
     private final String keyPrefix;
     private final long getOffset;
     private final StringBuilder key = new StringBuilder(40);
+    // Null unless this store re-sends an accepted purchase late: the hot path only tests for null.
+    private final LateRetry late;
     private int postsSent;
     private long getsSent;
     private long nextSendNanos;
@@ -55,6 +61,8 @@ final class StoreWorker implements HttpConnection.Listener {
     private long requestStartNanos;
     private long attemptStartNanos;
     private int attempt;
+    // Whether an attempt of the POST in flight got an answer that promises nothing either way.
+    private boolean promisedNothing;
     // When the attempt in flight times out; 0 when none is in flight. Checked by the loop's
     // periodic sweep, which costs less than a timer per request (one scheduled task per request
     // showed in the profile: a priority-queue insert and removal each time).
@@ -62,8 +70,9 @@ final class StoreWorker implements HttpConnection.Listener {
 
     StoreWorker(int store, RunSettings settings, HttpConnection connection, PhaseGate centralGate, PhaseGate westGate,
             RequestFactory requests, SplittableRandom jitter, LoopMetrics metrics, CsvSink.Buffer csv,
-            FailureTally failures, LongAdder completed, RunContext run, CountDownLatch done) {
+            FailureTally failures, LongAdder completed, RunContext run, CountDownLatch done, LateRetry late) {
         this.store = store;
+        this.late = late;
         this.settings = settings;
         this.connection = connection;
         this.centralGate = centralGate;
@@ -103,16 +112,26 @@ final class StoreWorker implements HttpConnection.Listener {
         });
     }
 
-    /** Picks the next request (GETs due after the last POST first), or finishes the store. */
+    /** Picks the next request (a due late re-send, then GETs due after the last POST), or finishes the store. */
     private void next() {
-        if (getsSent < settings.getsAfter(postsSent, getOffset)) {
+        if (late != null && late.due(System.nanoTime())) {
+            late.sending();
+            key.setLength(0);
+            key.append(late.key());
+            begin(RequestType.POST, late.path(), late.body());
+        } else if (getsSent < settings.getsAfter(postsSent, getOffset)) {
             boolean ownStore = getsSent % 2 == 0;
             begin(ownStore ? RequestType.GET_STORE : RequestType.GET_TOP10,
                     ownStore ? requests.storeItemsPath(store) : requests.topStoresPath(), null);
-        } else if (postsSent < posts) {
+        } else if (postsSent < posts || (late != null && late.wantsMorePurchases())) {
             key.setLength(0);
             key.append(keyPrefix).append(postsSent + 1);
+            if (late != null) {
+                late.purchaseSent();
+            }
             begin(RequestType.POST, requests.purchasePath(store), requests.purchaseBody());
+        } else if (late != null && late.nanosUntilDue(System.nanoTime()) >= 0) {
+            connection.loop().schedule(this::next, late.nanosUntilDue(System.nanoTime()), TimeUnit.NANOSECONDS);
         } else {
             done.countDown();
         }
@@ -123,6 +142,7 @@ final class StoreWorker implements HttpConnection.Listener {
         path = requestPath;
         body = requestBody;
         attempt = 0;
+        promisedNothing = false;
         if (paceNanos == 0) {
             requestStartNanos = System.nanoTime();
             send();
@@ -162,10 +182,20 @@ final class StoreWorker implements HttpConnection.Listener {
         csv.add(run.epochMillis(attemptStartNanos), type, (now - attemptStartNanos) / 1000, status, store);
         if (status >= 200 && status < 300) {
             run.succeeded();
+            if (late != null && late.inFlight()) {
+                late.answered(true);
+                next();
+                return;
+            }
             metrics.recordSuccess(type, (now - requestStartNanos) / 1000);
+            if (late != null && type == RequestType.POST) {
+                late.accepted(key, path, body, now);
+            }
             finish();
             return;
         }
+        // A 5xx may come after the purchase was published (a 503 after a lost confirm); a 4xx is a refusal.
+        promisedNothing |= status >= 500;
         failures.status(status, type, path, errorBody);
         retryOrGiveUp(RetryPolicy.retryableStatus(status), retryAfter);
     }
@@ -175,13 +205,17 @@ final class StoreWorker implements HttpConnection.Listener {
         deadlineNanos = 0;
         csv.add(run.epochMillis(attemptStartNanos), type, (System.nanoTime() - attemptStartNanos) / 1000, 0, store);
         failures.error(error, type, path);
+        // Sent, or maybe sent, and then no answer: a timeout, a connection closed or reset.
+        promisedNothing |= !RetryPolicy.isConnectFailure(error);
         // A refused connection is retried only once the server has answered this run: against
         // a server that was never there, retrying would only make the run slow to say so.
         retryOrGiveUp(!RetryPolicy.isConnectFailure(error) || run.anySucceeded(), null);
     }
 
     private void retryOrGiveUp(boolean retryable, String retryAfter) {
-        if (attempt == 1) {
+        // A late re-send is not a request of its own: it is kept out of the per-request counts.
+        boolean lateRetry = late != null && late.inFlight();
+        if (attempt == 1 && !lateRetry) {
             failures.firstTryFailed();
         }
         if (retryable && attempt <= retry.retries() && run.retrying()) {
@@ -189,7 +223,15 @@ final class StoreWorker implements HttpConnection.Listener {
             connection.loop().schedule(this::send, retry.delayNanos(attempt, retryAfter, jitter), TimeUnit.NANOSECONDS);
             return;
         }
+        if (lateRetry) {
+            late.answered(false);
+            connection.loop().execute(this::next);
+            return;
+        }
         failures.gaveUp();
+        if (type == RequestType.POST) {
+            failures.purchaseFailed(promisedNothing);
+        }
         // Through the loop's queue: a failure can be reported while the request is being sent.
         connection.loop().execute(this::finish);
     }

@@ -5,6 +5,7 @@ import java.util.Map;
 
 import com.supermarket.loadclient.result.FullLoad;
 import com.supermarket.loadclient.result.LatencySummary;
+import com.supermarket.loadclient.result.PurchaseOutcomes;
 import com.supermarket.loadclient.result.RequestType;
 import com.supermarket.loadclient.result.RunResult;
 
@@ -24,6 +25,16 @@ final class Summary {
         text.append(String.format(Locale.ROOT, "  successful   %,d%n", result.successful()));
         text.append(String.format(Locale.ROOT, "  failed       %,d for good (first tries failed %,d, retries %,d, retries allowed %d)%n",
                 result.failed(), result.firstTryFailures(), result.retries(), p.retries()));
+        PurchaseOutcomes purchases = result.purchases();
+        if (purchases != null) {
+            text.append(String.format(Locale.ROOT, "  purchases    %,d accepted, %,d maybe accepted, %,d refused (per Idempotency-Key)%n",
+                    purchases.accepted(), purchases.maybeAccepted(), purchases.refused()));
+            PurchaseOutcomes.LateRetries late = purchases.lateRetries();
+            if (late.stores() > 0) {
+                text.append(String.format(Locale.ROOT, "  late retries %,d of %,d stores re-sent an accepted purchase: %,d answered 2xx, %,d failed%n",
+                        late.sent(), late.stores(), late.answered(), late.failed()));
+            }
+        }
         if (result.firstTryFailures() > 0) {
             text.append(String.format(Locale.ROOT, "  failed tries %s%n", failureDetail(result)));
         }

@@ -19,6 +19,7 @@ import com.supermarket.loadclient.LoadClient;
 import com.supermarket.loadclient.result.FullLoad;
 import com.supermarket.loadclient.result.LatencySummary;
 import com.supermarket.loadclient.result.PhaseStart;
+import com.supermarket.loadclient.result.PurchaseOutcomes;
 import com.supermarket.loadclient.result.RequestType;
 import com.supermarket.loadclient.result.ResultFiles;
 import com.supermarket.loadclient.result.RunParameters;
@@ -143,7 +144,8 @@ class ReportCommandTest {
         return new RunResult(run.label(), run.baseUrl(), run.mode(), run.parameters(), run.startedAt(),
                 run.wallTimeSeconds(), run.successful(), run.failed(), run.throughput(), run.successThroughput(),
                 run.failuresByStatus(), run.failuresByError(), run.latency(), run.phases(), run.timeline(),
-                run.csvWriterBusySeconds(), run.firstTryFailures(), run.retries(), clientCpu, processes, run.fullLoad());
+                run.csvWriterBusySeconds(), run.firstTryFailures(), run.retries(), clientCpu, processes, run.fullLoad(),
+                run.purchases());
     }
 
     private static RunResult paced(RunResult run, double rate) {
@@ -153,7 +155,7 @@ class ReportCommandTest {
                 p.retries()), run.startedAt(), run.wallTimeSeconds(), run.successful(), run.failed(), run.throughput(),
                 run.successThroughput(), run.failuresByStatus(), run.failuresByError(), run.latency(), run.phases(),
                 run.timeline(), run.csvWriterBusySeconds(), run.firstTryFailures(), run.retries(), run.clientCpuSeconds(),
-                run.processCpuSeconds(), run.fullLoad());
+                run.processCpuSeconds(), run.fullLoad(), run.purchases());
     }
 
     private static RunResult result(String label, int stores, double throughput, double p99) {
@@ -172,6 +174,7 @@ class ReportCommandTest {
                 new FullLoad(1, throughput * 1.1, Map.of(
                         RequestType.POST, new LatencySummary(requests / 3, p99 / 3, p99 / 4, p99 * 1.1, p99 * 2, p99 * 3),
                         RequestType.GET_STORE, new LatencySummary(requests / 30, p99 / 10, p99 / 12, p99 / 5, p99 / 4, p99 / 2)),
-                        new LatencySummary(1000, p99 / 40, p99 / 80, p99 / 20, p99 / 10, p99 / 5)));
+                        new LatencySummary(1000, p99 / 40, p99 / 80, p99 / 20, p99 / 10, p99 / 5)),
+                new PurchaseOutcomes(requests, 0, 0, null));
     }
 }

@@ -15,6 +15,7 @@ import java.util.stream.Collectors;
 
 import org.junit.jupiter.api.Test;
 
+import com.supermarket.loadclient.result.PurchaseOutcomes;
 import com.supermarket.loadclient.result.RunParameters;
 import com.supermarket.loadclient.result.RunResult;
 
@@ -46,6 +47,7 @@ class RetryingTillTest {
             assertThat(result.firstTryFailures()).isEqualTo(2);
             assertThat(result.retries()).isEqualTo(2);
             assertThat(result.failuresByStatus()).containsExactly(Map.entry("503", 2L));
+            assertThat(result.purchases()).isEqualTo(new PurchaseOutcomes(18, 0, 0, null));
             // A retried purchase's latency covers its wait: the till's customer waited too.
             assertThat(result.postLatency().maxMs()).isGreaterThanOrEqualTo(1000);
         }
@@ -62,6 +64,8 @@ class RetryingTillTest {
             assertThat(result.firstTryFailures()).isEqualTo(18);
             assertThat(result.retries()).isEqualTo(36);
             assertThat(result.failuresByStatus()).containsExactly(Map.entry("503", 54L));
+            assertThat(result.purchases()).as("a 503 may come after the purchase was published")
+                    .isEqualTo(new PurchaseOutcomes(0, 18, 0, null));
         }
     }
 
@@ -88,6 +92,7 @@ class RetryingTillTest {
             assertThat(api.requests()).hasSize(18);
             assertThat(result.failed()).isEqualTo(18);
             assertThat(result.retries()).isZero();
+            assertThat(result.purchases()).isEqualTo(new PurchaseOutcomes(0, 0, 18, null));
         }
     }
 
@@ -102,6 +107,31 @@ class RetryingTillTest {
         assertThat(result.failed()).isEqualTo(18);
         assertThat(result.retries()).isZero();
         assertThat(result.failuresByError()).containsExactly(Map.entry("ConnectException", 18L));
+        assertThat(result.purchases()).as("a connection never opened carried nothing")
+                .isEqualTo(new PurchaseOutcomes(0, 0, 18, null));
+    }
+
+    @Test
+    void countsAPurchaseWhoseFirstAttemptTimedOutAsMaybeAcceptedWhateverItsRetriesWereAnswered() throws Exception {
+        // Every purchase's first attempt gets no answer in time; the retry is refused with a 400.
+        // The first attempt may have been accepted, so the purchase is maybe accepted, not refused.
+        Set<String> seen = ConcurrentHashMap.newKeySet();
+        CountDownLatch never = new CountDownLatch(1);
+        try (StubApi api = new StubApi(request -> {
+            if (seen.add(request.idempotencyKey())) {
+                never.await(2, TimeUnit.SECONDS);
+                return 201;
+            }
+            return 400;
+        })) {
+            RunParameters quickTimeout = new RunParameters(1, 1000, 100_000, 1, 5, "20210101", 0, 0, 0.2, 3);
+            RunResult result = Runs.run(api.baseUrl(), quickTimeout, null);
+
+            assertThat(result.failed()).isEqualTo(9);
+            assertThat(result.purchases()).isEqualTo(new PurchaseOutcomes(0, 9, 0, null));
+        } finally {
+            never.countDown();
+        }
     }
 
     @Test
@@ -121,6 +151,7 @@ class RetryingTillTest {
             assertThat(result.failed()).isZero();
             assertThat(result.firstTryFailures()).isEqualTo(2);
             assertThat(result.failuresByError()).containsExactly(Map.entry("HttpTimeoutException", 2L));
+            assertThat(result.purchases()).isEqualTo(new PurchaseOutcomes(18, 0, 0, null));
         } finally {
             never.countDown();
         }

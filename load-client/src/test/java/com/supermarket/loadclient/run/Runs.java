@@ -35,8 +35,17 @@ final class Runs {
 
     static RunResult run(URI baseUrl, RunParameters parameters, Path csv, Duration pauseRetriesAfter, TillKeyFile tillKeys)
             throws InterruptedException {
+        return run(baseUrl, parameters, csv, pauseRetriesAfter, tillKeys, LateRetryPlan.NONE);
+    }
+
+    static RunResult withLateRetries(URI baseUrl, RunParameters parameters, LateRetryPlan lateRetries) throws InterruptedException {
+        return run(baseUrl, parameters, null, RunSettings.PAUSE_RETRIES_AFTER, null, lateRetries);
+    }
+
+    static RunResult run(URI baseUrl, RunParameters parameters, Path csv, Duration pauseRetriesAfter, TillKeyFile tillKeys,
+            LateRetryPlan lateRetries) throws InterruptedException {
         RunSettings settings = new RunSettings(baseUrl, "test", parameters, csv, ProgressMode.OFF,
-                Duration.ofMillis(100), 42, 2, Map.of(), pauseRetriesAfter, tillKeys);
+                Duration.ofMillis(100), 42, 2, Map.of(), pauseRetriesAfter, tillKeys, lateRetries);
         PrintStream quiet = new PrintStream(OutputStream.nullOutputStream());
         return new LoadRun(settings, quiet).execute();
     }
