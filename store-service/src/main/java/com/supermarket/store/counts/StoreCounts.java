@@ -9,6 +9,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.IntConsumer;
 
 /**
  * The quantity sold of every item (1..maxItemId) at every store (1..maxStores), with the ids of
@@ -227,6 +228,16 @@ public final class StoreCounts {
 
     /** Hands every store that has a row to {@code sink}, each copied under its store's lock. */
     public void snapshotTo(SnapshotSink sink) {
+        snapshotTo(storeId -> { }, sink);
+    }
+
+    /**
+     * As {@link #snapshotTo(SnapshotSink)}, calling {@code whileLocked} with each store's id just
+     * before its row is copied, under the same lock: what it observes (e.g. how far a log of the
+     * applied purchases has got) happened before the copy, and no purchase of that store is
+     * applied in between.
+     */
+    public void snapshotTo(IntConsumer whileLocked, SnapshotSink sink) {
         for (int store = 0; store < maxStores; store++) {
             StoreRow row = rows.get(store);
             if (row == null) {
@@ -236,6 +247,7 @@ public final class StoreCounts {
             List<UUID> recent;
             long purchases;
             synchronized (row) {
+                whileLocked.accept(store + 1);
                 counts = row.counts.clone();
                 recent = row.recent.oldestFirst();
                 purchases = row.purchases;

@@ -11,8 +11,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Rebuilds the counts from the state directory at startup: loads the newest snapshot, replays
- * the log segments from its number on through the dedup window (so a purchase both in the
- * snapshot and in the log, or logged twice, counts once), and cuts a torn tail off the last
+ * the log segments from its number on, skipping the records of the snapshot's segment that a
+ * store's row was copied after and passing the rest through the dedup window (so a purchase both
+ * in the snapshot and in the log, or logged twice, counts once), and cuts a torn tail off the last
  * segment. A torn tail is expected after a crash (that record was never acknowledged, so the
  * broker redelivers it); any other damage stops startup with a {@link CorruptStateException}.
  *
@@ -47,9 +48,7 @@ final class Recovery {
         List<Long> snapshots = directory.snapshots();
         List<Long> segments = directory.segments();
         long snapshot = snapshots.isEmpty() ? -1 : snapshots.getLast();
-        if (snapshot >= 0) {
-            loadSnapshot(directory, snapshots, counts);
-        }
+        long[] inSnapshot = snapshot >= 0 ? loadSnapshot(directory, snapshots, counts) : new long[counts.maxStores() + 1];
         long snapshotMillis = (System.nanoTime() - started) / 1_000_000;
         long first = snapshot >= 0 ? snapshot : segments.isEmpty() ? 0 : segments.getFirst();
         List<Long> toReplay = segments.stream().filter(number -> number >= first).toList();
@@ -62,9 +61,13 @@ final class Recovery {
             long[] replayed = {0, 0};
             Frames.Scan scan;
             try {
+                boolean snapshotted = number == snapshot;
                 scan = Frames.scan(file, (payload, start) -> {
+                    long end = start + Frames.OVERHEAD + payload.remaining();
                     replayed[0]++;
-                    replayed[1] += LogRecords.replay(payload, counts);
+                    // Only stores whose id is in range reach inSnapshot: replay refuses the others first.
+                    replayed[1] += LogRecords.replay(payload, counts,
+                            storeId -> snapshotted && counts.isKnownStore(storeId) && end <= inSnapshot[storeId]);
                 });
             } catch (IllegalStateException e) {
                 throw new IllegalStateException(file + ": " + e.getMessage(), e);
@@ -92,11 +95,11 @@ final class Recovery {
                 (System.nanoTime() - started) / 1_000_000);
     }
 
-    private static void loadSnapshot(StateDirectory directory, List<Long> snapshots, StoreCounts counts)
+    private static long[] loadSnapshot(StateDirectory directory, List<Long> snapshots, StoreCounts counts)
             throws IOException {
         long newest = snapshots.getLast();
         try {
-            Snapshots.load(directory, newest, counts);
+            return Snapshots.load(directory, newest, counts);
         } catch (CorruptStateException e) {
             String whatToDo = snapshots.size() > 1
                     ? "To recover from the previous snapshot " + directory.snapshot(snapshots.get(snapshots.size() - 2))

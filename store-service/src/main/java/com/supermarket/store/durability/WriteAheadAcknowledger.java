@@ -35,8 +35,11 @@ import org.slf4j.LoggerFactory;
  * acknowledged only when its own record is durable, so an acknowledged purchase is always in a
  * durable record (replayed through the dedup window: once). A purchase is applied in memory
  * before its record is appended, and a snapshot starts by rolling the log, so every record of
- * the segments before a snapshot is in it; records of later segments that it also holds are
- * skipped by the dedup window it saved.
+ * the segments before a snapshot is in it. Records of its own segment that it also holds (a
+ * store's purchases counted between the roll and the copy of the store's row, any number of them)
+ * are skipped by position: each row saves how many bytes the segment held when it was copied,
+ * and a record appended by then was counted by then. What is left, purchases counted before the
+ * copy but appended after it (at most one message per consumer), the dedup window it saved skips.
  *
  * <h2>Acks from another thread</h2>
  * Acks are sent on the consumer's raw amqp-client channel, as {@code ShardConsumers} hands it
@@ -206,15 +209,19 @@ final class WriteAheadAcknowledger implements Acknowledger, AutoCloseable {
         }
     }
 
-    /** Rolls the log, writes a full snapshot and deletes what the previous snapshot made redundant. */
-    void snapshot() {
+    /**
+     * Rolls the log, writes a full snapshot and deletes what the previous snapshot made redundant.
+     * One at a time: each row saves how far the new segment had got when it was copied, which
+     * only means something while that segment is the current one.
+     */
+    synchronized void snapshot() {
         long started = System.nanoTime();
         long number = -1;
         try {
             // The roll made everything appended so far durable; the flusher acknowledges it on
             // its next round (acks stay on that one thread, so each channel's acks go out in order).
             number = countsLog.roll();
-            long bytes = Snapshots.write(directory, number, counts);
+            long bytes = Snapshots.write(directory, number, counts, countsLog::bytesInSegment);
             lastSnapshotNanos = System.nanoTime();
             long millis = (lastSnapshotNanos - started) / 1_000_000;
             snapshots.record(Duration.ofMillis(millis));

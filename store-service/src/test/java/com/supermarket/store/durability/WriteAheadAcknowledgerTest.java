@@ -26,6 +26,8 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.util.unit.DataSize;
@@ -101,6 +103,61 @@ class WriteAheadAcknowledgerTest {
         }
         assertThat(recovered.count(1, 1)).isEqualTo(MESSAGES / 10);
         assertThat(recovered.purchases()).isEqualTo((long) CHANNELS * MESSAGES);
+    }
+
+    /**
+     * A snapshot copies the stores one after the other while purchases keep coming; those of the
+     * store copied last that arrive meanwhile are both in the snapshot and in the log segment
+     * replayed after it, far more of them than the store's dedup window remembers. Recovery must
+     * still count each once.
+     */
+    @Test
+    void aSnapshotTakenDuringABurstCountsNothingTwiceAfterARestart() throws Exception {
+        int stores = 64;
+        int window = 8;
+        StoreCounts counts = new StoreCounts(stores, 20_000, window);
+        DurabilityProperties properties = new DurabilityProperties(true, dir, Duration.ofMillis(1), 50,
+                DataSize.ofMegabytes(64), Duration.ofHours(1));
+        WriteAheadAcknowledger acknowledger = WriteAheadAcknowledger.recover(properties, counts, new SimpleMeterRegistry());
+        Channel channel = mock(Channel.class);
+        AtomicLong tags = new AtomicLong();
+        for (int store = 1; store <= stores; store++) {
+            countAndAcknowledge(counts, acknowledger, channel, tags.incrementAndGet(), store);
+        }
+        AtomicBoolean bursting = new AtomicBoolean(true);
+        // The burst hits the store whose row the snapshot copies last.
+        Thread burst = Thread.ofPlatform().start(() -> {
+            while (bursting.get()) {
+                countAndAcknowledge(counts, acknowledger, channel, tags.incrementAndGet(), stores);
+            }
+        });
+        await().atMost(Duration.ofSeconds(10)).until(() -> counts.purchases() > stores + 100);
+        long before = counts.purchases();
+        acknowledger.snapshot();
+        long duringSnapshot = counts.purchases() - before;
+        long after = counts.purchases();
+        await().atMost(Duration.ofSeconds(10)).until(() -> counts.purchases() > after + 100);
+        bursting.set(false);
+        burst.join();
+        acknowledger.close();
+
+        assertThat(duringSnapshot).as("purchases of the last store counted while the snapshot was written")
+                .isGreaterThan(4L * window);
+        assertThat(new StateDirectory(dir).snapshots()).hasSize(1);
+        StoreCounts recovered = new StoreCounts(stores, 20_000, window);
+        Recovery.recover(new StateDirectory(dir), recovered);
+        assertThat(recovered.purchases()).isEqualTo(counts.purchases());
+        for (int item = 1; item <= 20_000; item++) {
+            assertThat(recovered.count(stores, item)).as("item %d", item).isEqualTo(counts.count(stores, item));
+        }
+    }
+
+    private static void countAndAcknowledge(StoreCounts counts, WriteAheadAcknowledger acknowledger, Channel channel,
+                                            long tag, int store) {
+        Purchase purchase = new Purchase(UUID.randomUUID(), store, 1, LocalDate.EPOCH,
+                List.of(new PurchaseItem(1 + (int) (tag % 20_000), 1)), Instant.EPOCH);
+        counts.apply(purchase);
+        acknowledger.acknowledge(channel, tag, List.of(purchase));
     }
 
     private static void consume(StoreCounts counts, WriteAheadAcknowledger acknowledger, List<Channel> channels,
