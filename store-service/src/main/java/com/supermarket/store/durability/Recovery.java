@@ -15,7 +15,10 @@ import org.slf4j.LoggerFactory;
  * store's row was copied after and passing the rest through the dedup window (so a purchase both
  * in the snapshot and in the log, or logged twice, counts once), and cuts a torn tail off the last
  * segment. A torn tail is expected after a crash (that record was never acknowledged, so the
- * broker redelivers it); any other damage stops startup with a {@link CorruptStateException}.
+ * broker redelivers it): a damaged record of the last segment with no valid record after it
+ * (short, cut off, a bad CRC, zeros). Any other damage, a damaged record followed by a valid one
+ * included, stops startup with a {@link CorruptStateException} that names the file, the byte
+ * and what an operator can do, and changes no file.
  *
  * <p>Runs once, on one thread, before anything consumes or queries the counts.
  */
@@ -80,6 +83,16 @@ final class Recovery {
                             + "end (from a crash); this one was complete and fsynced, so the disk damaged it. The counts "
                             + "cannot be rebuilt exactly: restore " + directory.path() + " from a backup, or move it "
                             + "aside to start with empty counts (everything counted so far is lost)");
+                }
+                long valid = Frames.nextValidFrame(file, scan.validEnd() + 1);
+                if (valid >= 0) {
+                    throw new CorruptStateException(file, scan.problem() + ", yet a valid record follows at byte " + valid,
+                            "A crash tears only the end of the log, so the disk damaged this record; it and the "
+                            + "records after it may have been acknowledged already, so the counts cannot be rebuilt "
+                            + "exactly and nothing is cut off. Restore " + directory.path() + " from a backup; or, "
+                            + "accepting the loss of every record from byte " + scan.validEnd() + " on, truncate the "
+                            + "file to " + scan.validEnd() + " bytes; or move " + directory.path() + " aside to start "
+                            + "with empty counts (everything counted so far is lost)");
                 }
                 torn = scan.fileSize() - scan.validEnd();
                 log.warn("Cutting {} bytes off the end of {}: {} (a write the crash interrupted; it was never "
