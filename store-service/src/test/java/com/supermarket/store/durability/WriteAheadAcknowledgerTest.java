@@ -14,6 +14,7 @@ import com.supermarket.store.counts.StoreCounts;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -28,6 +29,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.util.unit.DataSize;
@@ -152,10 +154,63 @@ class WriteAheadAcknowledgerTest {
         }
     }
 
+    /**
+     * Snapshots that keep failing (here the snapshot's temp path is a directory that cannot be
+     * removed) are retried with a growing delay, counted, and do not start a new log segment
+     * per attempt; once writing works again a snapshot is taken.
+     */
+    @Test
+    void aSnapshotThatKeepsFailingBacksOffWithoutRollingTheLogOnEachAttempt() throws Exception {
+        StoreCounts counts = new StoreCounts(8, 10, 1024);
+        DurabilityProperties properties = new DurabilityProperties(true, dir, Duration.ofMillis(1), 50,
+                DataSize.ofBytes(512), Duration.ofSeconds(2));
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        WriteAheadAcknowledger acknowledger = WriteAheadAcknowledger.recover(properties, counts, registry);
+        StateDirectory state = new StateDirectory(dir);
+        List<Path> blocked = new ArrayList<>();
+        for (long number = 0; number < 50; number++) {
+            Path temp = Files.createDirectory(state.snapshotInProgress(number));
+            blocked.add(Files.createFile(temp.resolve("in-the-way")));
+        }
+        Channel channel = mock(Channel.class);
+        AtomicLong tags = new AtomicLong();
+        AtomicBoolean logging = new AtomicBoolean(true);
+        Thread consumer = Thread.ofPlatform().start(() -> {
+            while (logging.get()) {
+                countAndAcknowledge(counts, acknowledger, channel, tags.incrementAndGet(), 1 + (int) (tags.get() % 8));
+                LockSupport.parkNanos(1_000_000); // a steady trickle, so every check finds the segment grown
+            }
+        });
+        try {
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> failedSnapshots(registry) >= 3 || state.segments().size() > 3);
+            assertThat(state.segments()).as("log segments after %s failed snapshots", failedSnapshots(registry)).hasSize(2);
+            assertThat(state.snapshots()).isEmpty();
+
+            for (Path file : blocked) {
+                Files.delete(file);
+                Files.delete(file.getParent());
+            }
+            await().atMost(Duration.ofSeconds(30)).until(() -> state.snapshots().size() == 1);
+        } finally {
+            logging.set(false);
+            consumer.join();
+            acknowledger.close();
+        }
+        StoreCounts recovered = new StoreCounts(8, 10, 1024);
+        Recovery.recover(state, recovered);
+        assertThat(recovered.purchases()).isEqualTo(counts.purchases());
+    }
+
+    private static double failedSnapshots(SimpleMeterRegistry registry) {
+        var failures = registry.find("store.snapshot.failures").counter();
+        return failures == null ? 0 : failures.count();
+    }
+
     private static void countAndAcknowledge(StoreCounts counts, WriteAheadAcknowledger acknowledger, Channel channel,
                                             long tag, int store) {
         Purchase purchase = new Purchase(UUID.randomUUID(), store, 1, LocalDate.EPOCH,
-                List.of(new PurchaseItem(1 + (int) (tag % 20_000), 1)), Instant.EPOCH);
+                List.of(new PurchaseItem(1 + (int) (tag % counts.maxItemId()), 1)), Instant.EPOCH);
         counts.apply(purchase);
         acknowledger.acknowledge(channel, tag, List.of(purchase));
     }
