@@ -256,8 +256,9 @@ public final class ShardConsumers implements SmartLifecycle {
     /**
      * Settles a delivery whose {@code listener} threw, on its own channel and alone: requeued
      * ({@code basicNack}, not {@code multiple}) the first time, rejected without requeue (so the
-     * shard queue's dead-letter policy parks it) when it had been delivered before, so a failing
-     * message is tried twice and never loops. In manual-ack mode the container itself leaves
+     * shard queue's dead-letter policy parks it) when it had been delivered before (the broker's
+     * redelivered flag, also set after a lost connection), so a failing message is tried at most
+     * twice and never loops. In manual-ack mode the container itself leaves
      * such a delivery unacknowledged, and the listener's next {@code multiple} ack on that
      * channel would then acknowledge it although it was never handled (a lost message); its
      * error handler, for the exceptions it deems fatal, nacks with {@code multiple} instead,
@@ -280,6 +281,11 @@ public final class ShardConsumers implements SmartLifecycle {
 
     private static void settleAlone(MessageProperties properties, Channel channel, Throwable failure)
             throws IOException {
+        if (!channel.isOpen()) {
+            log.info("The channel of a message from {} closed before it was settled; the broker redelivers it: {}",
+                    properties.getConsumerQueue(), failure.toString());
+            return;
+        }
         long tag = properties.getDeliveryTag();
         boolean again = Boolean.TRUE.equals(properties.getRedelivered());
         try {
