@@ -299,8 +299,8 @@ public final class ShardConsumers implements SmartLifecycle {
                 channel.basicNack(tag, false, true);
             }
         } catch (IOException | RuntimeException settling) {
-            log.warn("Could not settle the failed message from {} ({}); aborting its channel so the broker redelivers it",
-                    properties.getConsumerQueue(), settling.toString());
+            log.warn("Could not settle the failed message from {} ({}); aborting its channel so the broker "
+                    + "redelivers it", properties.getConsumerQueue(), settling.toString());
             channel.abort();
         }
     }

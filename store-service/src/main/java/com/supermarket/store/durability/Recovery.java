@@ -51,7 +51,8 @@ final class Recovery {
         List<Long> snapshots = directory.snapshots();
         List<Long> segments = directory.segments();
         long snapshot = snapshots.isEmpty() ? -1 : snapshots.getLast();
-        long[] inSnapshot = snapshot >= 0 ? loadSnapshot(directory, snapshots, counts) : new long[counts.maxStores() + 1];
+        long[] inSnapshot = snapshot >= 0
+                ? loadSnapshot(directory, snapshots, counts) : new long[counts.maxStores() + 1];
         long snapshotMillis = (System.nanoTime() - started) / 1_000_000;
         long first = snapshot >= 0 ? snapshot : segments.isEmpty() ? 0 : segments.getFirst();
         List<Long> toReplay = segments.stream().filter(number -> number >= first).toList();
@@ -86,8 +87,8 @@ final class Recovery {
                 }
                 long valid = Frames.nextValidFrame(file, scan.validEnd() + 1);
                 if (valid >= 0) {
-                    throw new CorruptStateException(file, scan.problem() + ", yet a valid record follows at byte " + valid,
-                            "A crash tears only the end of the log, so the disk damaged this record; it and the "
+                    throw new CorruptStateException(file,
+                            scan.problem() + ", yet a valid record follows at byte " + valid, "A crash tears only the end of the log, so the disk damaged this record; it and the "
                             + "records after it may have been acknowledged already, so the counts cannot be rebuilt "
                             + "exactly and nothing is cut off. Restore " + directory.path() + " from a backup; or, "
                             + "accepting the loss of every record from byte " + scan.validEnd() + " on, truncate the "

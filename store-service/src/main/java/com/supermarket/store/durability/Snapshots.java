@@ -12,6 +12,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.function.IntConsumer;
 import java.util.function.LongSupplier;
 
 /**
@@ -67,8 +68,9 @@ final class Snapshots {
             ByteBuffer row = Frames.open(3 * Integer.BYTES + 2 * Long.BYTES + counts.maxItemId() * Integer.BYTES
                     + counts.dedupWindowPerStore() * 2 * Long.BYTES);
             long[] logged = {0};
+            IntConsumer whileLocked = storeId -> logged[0] = loggedInSegment.getAsLong();
             try {
-                counts.snapshotTo(storeId -> logged[0] = loggedInSegment.getAsLong(), (storeId, itemCounts, purchases, recentIds) -> {
+                counts.snapshotTo(whileLocked, (storeId, itemCounts, purchases, recentIds) -> {
                     row.clear().position(Integer.BYTES);
                     row.putInt(storeId).putLong(purchases).putInt(itemCounts.length);
                     row.asIntBuffer().put(itemCounts);

@@ -41,7 +41,8 @@ import org.slf4j.LoggerFactory;
  * store's purchases counted between the roll and the copy of the store's row, any number of them)
  * are skipped by position: each row saves how many bytes the segment held when it was copied,
  * and a record appended by then was counted by then. What is left, purchases counted before the
- * copy but appended after it (at most one message per consumer), the dedup window it saved skips.
+ * copy but appended after it (at most one message per consumer, not yet acknowledged), the dedup
+ * window it saved skips, as it skips the redelivery of an unacknowledged message.
  *
  * <h2>Acks from another thread</h2>
  * Acks are sent on the consumer's raw amqp-client channel, as {@code ShardConsumers} hands it
