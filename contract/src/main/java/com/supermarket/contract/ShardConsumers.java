@@ -1,5 +1,7 @@
 package com.supermarket.contract;
 
+import com.rabbitmq.client.Channel;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -14,6 +16,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.amqp.AmqpException;
 import org.springframework.amqp.core.AcknowledgeMode;
+import org.springframework.amqp.core.MessageProperties;
 import org.springframework.amqp.rabbit.connection.ChannelProxy;
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 import org.springframework.amqp.rabbit.listener.AsyncConsumerStartedEvent;
@@ -34,9 +37,9 @@ import org.springframework.context.SmartLifecycle;
  *
  * <p>Why explicit names: consumers on the exchange-named pseudo-queue are placed on one shard
  * each by the plugin at consume time, which can pile them onto one shard and leave others
- * unread. Acknowledgement is manual (the listener acks after its work is durable); a listener
- * exception rejects without requeue, so the shard queue's dead-letter policy (an argument of
- * the quorum queue in {@code replicated} mode) parks the message. A replicated shard has a single
+ * unread. Acknowledgement is manual (the listener acks after its work is durable, typically with
+ * {@code multiple}); a listener exception settles that delivery alone ({@link #settlingFailures}),
+ * so the next {@code multiple} ack cannot acknowledge it unprocessed. A replicated shard has a single
  * active consumer: its other consumers (of this or another instance) are standbys the broker
  * switches to when the active one's channel or node is lost, so one shard is never consumed by two
  * at once; lost consumers are restarted by the container's monitor on a new connection, which the
@@ -117,7 +120,7 @@ public final class ShardConsumers implements SmartLifecycle {
         container.setDefaultRequeueRejected(false);
         // A shard queue can vanish with its broker node; keep consuming the others.
         container.setMissingQueuesFatal(false);
-        container.setMessageListener(onDeliveringChannel(listener));
+        container.setMessageListener(onDeliveringChannel(settlingFailures(listener)));
         // Consumers lost with a connection are restarted by the container's monitor; 5 s rather
         // than the default 30 s keeps a broker blip from stalling consumption for long.
         container.setMonitorInterval(5_000);
@@ -248,6 +251,58 @@ public final class ShardConsumers implements SmartLifecycle {
     public static ChannelAwareMessageListener onDeliveringChannel(ChannelAwareMessageListener listener) {
         return (message, channel) -> listener.onMessage(message,
                 channel instanceof ChannelProxy proxy ? proxy.getTargetChannel() : channel);
+    }
+
+    /**
+     * Settles a delivery whose {@code listener} threw, on its own channel and alone: requeued
+     * ({@code basicNack}, not {@code multiple}) the first time, rejected without requeue (so the
+     * shard queue's dead-letter policy parks it) when it had been delivered before (the broker's
+     * redelivered flag, also set after a lost connection), so a failing message is tried at most
+     * twice and never loops. In manual-ack mode the container itself leaves
+     * such a delivery unacknowledged, and the listener's next {@code multiple} ack on that
+     * channel would then acknowledge it although it was never handled (a lost message); its
+     * error handler, for the exceptions it deems fatal, nacks with {@code multiple} instead,
+     * which would reject every earlier delivery still waiting for its ack. So the exception is
+     * logged here and not rethrown (an {@link Error} is, after settling). If settling fails the
+     * channel is aborted: the broker then redelivers everything unacknowledged on it.
+     */
+    static ChannelAwareMessageListener settlingFailures(ChannelAwareMessageListener listener) {
+        return (message, channel) -> {
+            try {
+                listener.onMessage(message, channel);
+            } catch (Exception | Error e) {
+                settleAlone(message.getMessageProperties(), channel, e);
+                if (e instanceof Error error) {
+                    throw error;
+                }
+            }
+        };
+    }
+
+    private static void settleAlone(MessageProperties properties, Channel channel, Throwable failure)
+            throws IOException {
+        if (!channel.isOpen()) {
+            log.info("The channel of a message from {} closed before it was settled; the broker redelivers it: {}",
+                    properties.getConsumerQueue(), failure.toString());
+            return;
+        }
+        long tag = properties.getDeliveryTag();
+        boolean again = Boolean.TRUE.equals(properties.getRedelivered());
+        try {
+            if (again) {
+                log.error("Listener failed on a redelivered message from {} (id {}); rejecting it to the dead-letter "
+                        + "exchange", properties.getConsumerQueue(), properties.getMessageId(), failure);
+                channel.basicReject(tag, false);
+            } else {
+                log.error("Listener failed on a message from {} (id {}); requeueing it for one more try",
+                        properties.getConsumerQueue(), properties.getMessageId(), failure);
+                channel.basicNack(tag, false, true);
+            }
+        } catch (IOException | RuntimeException settling) {
+            log.warn("Could not settle the failed message from {} ({}); aborting its channel so the broker "
+                    + "redelivers it", properties.getConsumerQueue(), settling.toString());
+            channel.abort();
+        }
     }
 
     /**

@@ -11,6 +11,7 @@ import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.AfterEach;
@@ -90,6 +91,48 @@ class ShardConsumersIT {
 
         await().atMost(Duration.ofSeconds(30)).until(consumers::isConsuming);
         assertThat(consumers.details()).containsEntry("consumers", 4);
+    }
+
+    /**
+     * A listener that throws leaves its delivery unacknowledged in manual-ack mode; the next
+     * delivery's ack with {@code multiple} must not settle it. A delivery that fails once is
+     * requeued and handled again; one that fails again is parked, never lost.
+     */
+    @Test
+    void aDeliveryWhoseListenerThrowsIsNotAcknowledgedByTheNextMultipleAck() throws Exception {
+        consumers.stop();
+        Map<String, Integer> attempts = new ConcurrentHashMap<>();
+        Set<String> acknowledged = ConcurrentHashMap.newKeySet();
+        ChannelAwareMessageListener listener = (message, channel) -> {
+            String body = new String(message.getBody(), StandardCharsets.UTF_8);
+            int attempt = attempts.merge(body, 1, Integer::sum);
+            if (body.equals("fails-always") || body.equals("fails-once") && attempt == 1) {
+                throw new IllegalStateException("a bug handling " + body);
+            }
+            channel.basicAck(message.getMessageProperties().getDeliveryTag(), true);
+            acknowledged.add(body);
+        };
+        BrokerSettings settings = broker.settings(2, Duration.ofMillis(300));
+        consumers = new ShardConsumers(Topology.STORE_EXCHANGE, connections,
+                new BrokerSetup(new RabbitAdmin(connections), broker.management(), broker.vhost(), settings),
+                settings.consumers(1, 10), listener);
+        consumers.start();
+        await().atMost(Duration.ofSeconds(30)).until(consumers::isConsuming);
+
+        try (Connection connection = broker.newConnection(); Channel channel = connection.createChannel()) {
+            channel.confirmSelect();
+            for (String body : List.of("fails-once", "fails-always", "then-acked-with-multiple")) {
+                channel.basicPublish(Topology.INGRESS_EXCHANGE, "7", null, body.getBytes(StandardCharsets.UTF_8));
+            }
+            channel.waitForConfirmsOrDie(10_000);
+        }
+
+        await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> {
+            assertThat(acknowledged).containsExactlyInAnyOrder("fails-once", "then-acked-with-multiple");
+            assertThat(broker.messageCount(Topology.PARKING_QUEUE)).as("parked").isEqualTo(1);
+        });
+        assertThat(attempts).containsEntry("fails-once", 2).containsEntry("fails-always", 2);
+        assertThat(broker.messageCountBehind(Topology.STORE_EXCHANGE)).as("left in the shard queue").isZero();
     }
 
     private long consumerCount(String queue) {

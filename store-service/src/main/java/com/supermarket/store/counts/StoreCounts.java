@@ -13,6 +13,7 @@ import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.IntConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -289,6 +290,16 @@ public final class StoreCounts {
 
     /** Hands every store that has a row to {@code sink}, each copied under its store's lock. */
     public void snapshotTo(SnapshotSink sink) {
+        snapshotTo(storeId -> { }, sink);
+    }
+
+    /**
+     * As {@link #snapshotTo(SnapshotSink)}, calling {@code whileLocked} with each store's id just
+     * before its row is copied, under the same lock: what it observes (e.g. how far a log of the
+     * applied purchases has got) happened before the copy, and no purchase of that store is
+     * applied in between.
+     */
+    public void snapshotTo(IntConsumer whileLocked, SnapshotSink sink) {
         for (int store = 0; store < maxStores; store++) {
             StoreRow row = rows.get(store);
             if (row == null) {
@@ -298,6 +309,7 @@ public final class StoreCounts {
             List<UUID> recent;
             long purchases;
             synchronized (row) {
+                whileLocked.accept(store + 1);
                 counts = row.counts.clone();
                 recent = row.recent.oldestFirst();
                 purchases = row.purchases;

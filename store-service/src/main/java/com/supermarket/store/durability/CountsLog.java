@@ -2,6 +2,7 @@ package com.supermarket.store.durability;
 
 import java.io.Closeable;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.StandardOpenOption;
@@ -98,16 +99,24 @@ final class CountsLog implements Closeable {
      * new segment. Appenders wait for this one write and fsync.
      *
      * @return the number of the new segment
+     * @throws IOException          if the next segment could not be created; nothing changed then
+     * @throws UncheckedIOException if writing or fsyncing the current segment failed: what was
+     *                              appended may be lost, as after a failed {@link #flush}
      */
     long roll() throws IOException {
         io.lock();
         try {
+            FileChannel next = create(segmentNumber + 1);
             synchronized (appendMonitor) {
-                swapBuffers();
-                writeAll(segment, writing);
-                segment.force(false);
-                segment.close();
-                segment = create(segmentNumber + 1);
+                try {
+                    swapBuffers();
+                    writeAll(segment, writing);
+                    segment.force(false);
+                    segment.close();
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+                segment = next;
                 segmentNumber++;
                 bytesInSegment = 0;
             }

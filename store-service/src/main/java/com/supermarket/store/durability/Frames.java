@@ -12,7 +12,8 @@ import java.util.zip.CRC32C;
  * {@code length} payload bytes, {@code int crc}, where the CRC32C covers the length and the
  * payload (big-endian throughout). A record whose length is impossible, that runs past the end
  * of the file, or whose CRC does not match ends the valid part of a file: a crash can only tear
- * the record being written last, and a flipped bit anywhere is caught by its record's CRC.
+ * the record being written last, and a flipped bit anywhere is caught by its record's CRC; a
+ * damaged record with valid ones after it ({@link #nextValidFrame}) is therefore not a tear.
  *
  * <p>Stateless; thread-safe.
  */
@@ -106,6 +107,37 @@ final class Frames {
                 position += length + OVERHEAD;
             }
             return new Scan(position, size, null);
+        }
+    }
+
+    /**
+     * The start of the first valid frame (plausible length, inside the file, matching CRC) at
+     * {@code from} or after it, or -1 if there is none: whether a damaged frame is the end of
+     * what was written or has valid frames after it. Any byte may start a frame here, since the
+     * damaged frame's length cannot be trusted; zeros never form one (the CRC of a zero length is
+     * not zero), and a random match is a 2^-32 chance per candidate. Reads at most the first
+     * 2 GiB from {@code from}.
+     */
+    static long nextValidFrame(Path file, long from) throws IOException {
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+            long size = channel.size();
+            if (size - from < OVERHEAD) {
+                return -1;
+            }
+            ByteBuffer rest = channel.map(FileChannel.MapMode.READ_ONLY, from, Math.min(size - from, Integer.MAX_VALUE));
+            CRC32C crc = new CRC32C();
+            for (int start = 0; start <= rest.limit() - OVERHEAD; start++) {
+                int length = rest.getInt(start);
+                if (length < 0 || length > rest.limit() - start - OVERHEAD) {
+                    continue;
+                }
+                crc.reset();
+                crc.update(rest.slice(start, Integer.BYTES + length));
+                if ((int) crc.getValue() == rest.getInt(start + Integer.BYTES + length)) {
+                    return from + start;
+                }
+            }
+            return -1;
         }
     }
 

@@ -6,6 +6,7 @@ import com.supermarket.store.counts.StoreCounts;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.UUID;
+import java.util.function.IntPredicate;
 
 /**
  * The write-ahead log's record: the purchases of one delivered message, as their effect on the
@@ -42,14 +43,16 @@ final class LogRecords {
     }
 
     /**
-     * Applies every purchase of one record to {@code counts}, each at most once (the dedup
-     * window skips those the snapshot or an earlier record already holds).
+     * Applies every purchase of one record to {@code counts}, each at most once: skips those of
+     * the stores for which {@code inSnapshot} holds (their snapshot row was copied after this
+     * record was appended), and the dedup window skips those the snapshot or an earlier record
+     * already holds.
      *
      * @return how many purchases were applied (not skipped)
      * @throws IllegalStateException if the record names a store or item outside the counts'
      *                               ranges (the ranges were reduced since it was written)
      */
-    static int replay(ByteBuffer payload, StoreCounts counts) {
+    static int replay(ByteBuffer payload, StoreCounts counts, IntPredicate inSnapshot) {
         int purchases = payload.getInt();
         int applied = 0;
         for (int p = 0; p < purchases; p++) {
@@ -61,6 +64,9 @@ final class LogRecords {
             for (int i = 0; i < lines; i++) {
                 itemIds[i] = payload.getInt();
                 quantities[i] = payload.getInt();
+            }
+            if (inSnapshot.test(storeId)) {
+                continue;
             }
             switch (counts.apply(id, storeId, itemIds, quantities)) {
                 case APPLIED -> applied++;

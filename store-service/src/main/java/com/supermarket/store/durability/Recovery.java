@@ -11,10 +11,14 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Rebuilds the counts from the state directory at startup: loads the newest snapshot, replays
- * the log segments from its number on through the dedup window (so a purchase both in the
- * snapshot and in the log, or logged twice, counts once), and cuts a torn tail off the last
+ * the log segments from its number on, skipping the records of the snapshot's segment that a
+ * store's row was copied after and passing the rest through the dedup window (so a purchase both
+ * in the snapshot and in the log, or logged twice, counts once), and cuts a torn tail off the last
  * segment. A torn tail is expected after a crash (that record was never acknowledged, so the
- * broker redelivers it); any other damage stops startup with a {@link CorruptStateException}.
+ * broker redelivers it): a damaged record of the last segment with no valid record after it
+ * (short, cut off, a bad CRC, zeros). Any other damage, a damaged record followed by a valid one
+ * included, stops startup with a {@link CorruptStateException} that names the file, the byte
+ * and what an operator can do, and changes no file.
  *
  * <p>Runs once, on one thread, before anything consumes or queries the counts.
  */
@@ -47,9 +51,8 @@ final class Recovery {
         List<Long> snapshots = directory.snapshots();
         List<Long> segments = directory.segments();
         long snapshot = snapshots.isEmpty() ? -1 : snapshots.getLast();
-        if (snapshot >= 0) {
-            loadSnapshot(directory, snapshots, counts);
-        }
+        long[] inSnapshot = snapshot >= 0
+                ? loadSnapshot(directory, snapshots, counts) : new long[counts.maxStores() + 1];
         long snapshotMillis = (System.nanoTime() - started) / 1_000_000;
         long first = snapshot >= 0 ? snapshot : segments.isEmpty() ? 0 : segments.getFirst();
         List<Long> toReplay = segments.stream().filter(number -> number >= first).toList();
@@ -62,9 +65,13 @@ final class Recovery {
             long[] replayed = {0, 0};
             Frames.Scan scan;
             try {
+                boolean snapshotted = number == snapshot;
                 scan = Frames.scan(file, (payload, start) -> {
+                    long end = start + Frames.OVERHEAD + payload.remaining();
                     replayed[0]++;
-                    replayed[1] += LogRecords.replay(payload, counts);
+                    // Only stores whose id is in range reach inSnapshot: replay refuses the others first.
+                    replayed[1] += LogRecords.replay(payload, counts,
+                            storeId -> snapshotted && counts.isKnownStore(storeId) && end <= inSnapshot[storeId]);
                 });
             } catch (IllegalStateException e) {
                 throw new IllegalStateException(file + ": " + e.getMessage(), e);
@@ -77,6 +84,16 @@ final class Recovery {
                             + "end (from a crash); this one was complete and fsynced, so the disk damaged it. The counts "
                             + "cannot be rebuilt exactly: restore " + directory.path() + " from a backup, or move it "
                             + "aside to start with empty counts (everything counted so far is lost)");
+                }
+                long valid = Frames.nextValidFrame(file, scan.validEnd() + 1);
+                if (valid >= 0) {
+                    throw new CorruptStateException(file,
+                            scan.problem() + ", yet a valid record follows at byte " + valid, "A crash tears only the end of the log, so the disk damaged this record; it and the "
+                            + "records after it may have been acknowledged already, so the counts cannot be rebuilt "
+                            + "exactly and nothing is cut off. Restore " + directory.path() + " from a backup; or, "
+                            + "accepting the loss of every record from byte " + scan.validEnd() + " on, truncate the "
+                            + "file to " + scan.validEnd() + " bytes; or move " + directory.path() + " aside to start "
+                            + "with empty counts (everything counted so far is lost)");
                 }
                 torn = scan.fileSize() - scan.validEnd();
                 log.warn("Cutting {} bytes off the end of {}: {} (a write the crash interrupted; it was never "
@@ -92,11 +109,11 @@ final class Recovery {
                 (System.nanoTime() - started) / 1_000_000);
     }
 
-    private static void loadSnapshot(StateDirectory directory, List<Long> snapshots, StoreCounts counts)
+    private static long[] loadSnapshot(StateDirectory directory, List<Long> snapshots, StoreCounts counts)
             throws IOException {
         long newest = snapshots.getLast();
         try {
-            Snapshots.load(directory, newest, counts);
+            return Snapshots.load(directory, newest, counts);
         } catch (CorruptStateException e) {
             String whatToDo = snapshots.size() > 1
                     ? "To recover from the previous snapshot " + directory.snapshot(snapshots.get(snapshots.size() - 2))

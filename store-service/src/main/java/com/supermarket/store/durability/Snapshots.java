@@ -12,12 +12,16 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.function.IntConsumer;
+import java.util.function.LongSupplier;
 
 /**
  * Full snapshots of the counts. A snapshot is a sequence of {@link Frames}: a header
  * ({@code int magic, int version, int maxStores, int maxItemId, long firstSegment}), one frame
  * per store that has sold ({@code int storeId, long purchases, int items, int[items] counts, int ids,
- * ids x (long, long)} with the dedup window oldest first), and a trailer
+ * ids x (long, long)} with the dedup window oldest first, then {@code long logged}: the bytes of
+ * log segment {@code firstSegment} written when the row was copied, absent (0) in snapshots
+ * written before it was added), and a trailer
  * ({@code int magic, int stores}) whose presence and count prove the file complete. It is
  * written to a temp file, fsynced, renamed into place and the directory fsynced, so a crash
  * leaves either the complete new snapshot or none.
@@ -33,14 +37,25 @@ final class Snapshots {
     private Snapshots() {
     }
 
+    /** Writes snapshot {@code number} of counts that no log segment {@code number} was written for. */
+    static long write(StateDirectory directory, long number, StoreCounts counts) throws IOException {
+        return write(directory, number, counts, () -> 0);
+    }
+
     /**
      * Writes snapshot {@code number} of {@code counts}: the state of each store as of the moment
      * its row is copied (under the store's lock), which includes at least every record appended
-     * to the log before segment {@code number} was started.
+     * to the log before segment {@code number} was started. With each row it saves
+     * {@code loggedInSegment} as read under that lock: every record of segment {@code number}
+     * ending there or before was counted before the copy, so recovery skips that store's
+     * purchases in them however many there are, where the dedup window alone would forget all
+     * but the last {@code dedupWindowPerStore} (a burst while the snapshot is written).
      *
+     * @param loggedInSegment the bytes appended to segment {@code number} so far
      * @return the snapshot's size in bytes
      */
-    static long write(StateDirectory directory, long number, StoreCounts counts) throws IOException {
+    static long write(StateDirectory directory, long number, StoreCounts counts, LongSupplier loggedInSegment)
+            throws IOException {
         Path temp = directory.snapshotInProgress(number);
         try (FileChannel out = FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
             ByteBuffer header = Frames.open(4 * Integer.BYTES + Long.BYTES);
@@ -50,10 +65,12 @@ final class Snapshots {
             int[] stores = {0};
             // One buffer for every row: at 100,000 items a row is 400 KB, and allocating one per
             // store would make 400 MB of garbage per snapshot.
-            ByteBuffer row = Frames.open(3 * Integer.BYTES + Long.BYTES + counts.maxItemId() * Integer.BYTES
+            ByteBuffer row = Frames.open(3 * Integer.BYTES + 2 * Long.BYTES + counts.maxItemId() * Integer.BYTES
                     + counts.dedupWindowPerStore() * 2 * Long.BYTES);
+            long[] logged = {0};
+            IntConsumer whileLocked = storeId -> logged[0] = loggedInSegment.getAsLong();
             try {
-                counts.snapshotTo((storeId, itemCounts, purchases, recentIds) -> {
+                counts.snapshotTo(whileLocked, (storeId, itemCounts, purchases, recentIds) -> {
                     row.clear().position(Integer.BYTES);
                     row.putInt(storeId).putLong(purchases).putInt(itemCounts.length);
                     row.asIntBuffer().put(itemCounts);
@@ -62,6 +79,7 @@ final class Snapshots {
                     for (UUID id : recentIds) {
                         row.putLong(id.getMostSignificantBits()).putLong(id.getLeastSignificantBits());
                     }
+                    row.putLong(logged[0]);
                     try {
                         write(out, Frames.seal(row));
                     } catch (IOException e) {
@@ -86,11 +104,14 @@ final class Snapshots {
     /**
      * Loads snapshot {@code number} into {@code counts} (which must be empty).
      *
+     * @return per store id, the bytes of log segment {@code number} whose records the store's row
+     *         holds already (0 for a store without a row)
      * @throws CorruptStateException if any frame fails its CRC, the trailer is missing or does
      *                               not match, or the snapshot does not fit the configured ranges
      */
-    static void load(StateDirectory directory, long number, StoreCounts counts) throws IOException {
+    static long[] load(StateDirectory directory, long number, StoreCounts counts) throws IOException {
         Path file = directory.snapshot(number);
+        long[] logged = new long[counts.maxStores() + 1];
         List<String> problems = new ArrayList<>(1);
         int[] frames = {0};
         int[] trailerStores = {-1};
@@ -116,7 +137,7 @@ final class Snapshots {
             } else if (payload.remaining() == 2 * Integer.BYTES && payload.getInt(0) == TRAILER_MAGIC) {
                 trailerStores[0] = payload.getInt(Integer.BYTES);
             } else if (problems.isEmpty()) {
-                restoreRow(payload, counts);
+                restoreRow(payload, counts, logged);
                 stores[0]++;
             }
         });
@@ -131,9 +152,10 @@ final class Snapshots {
         if (!problems.isEmpty()) {
             throw new CorruptStateException(file, String.join("; ", problems), "");
         }
+        return logged;
     }
 
-    private static void restoreRow(ByteBuffer payload, StoreCounts counts) {
+    private static void restoreRow(ByteBuffer payload, StoreCounts counts, long[] logged) {
         int storeId = payload.getInt();
         long purchases = payload.getLong();
         int[] itemCounts = new int[payload.getInt()];
@@ -145,6 +167,7 @@ final class Snapshots {
             recent.add(new UUID(payload.getLong(), payload.getLong()));
         }
         counts.restoreStore(storeId, itemCounts, purchases, recent);
+        logged[storeId] = payload.hasRemaining() ? payload.getLong() : 0;
     }
 
     private static void write(FileChannel out, ByteBuffer frame) throws IOException {

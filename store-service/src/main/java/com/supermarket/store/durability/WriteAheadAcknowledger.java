@@ -4,11 +4,13 @@ import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.ShutdownSignalException;
 import com.supermarket.contract.Purchase;
 import com.supermarket.store.counts.StoreCounts;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -35,8 +37,12 @@ import org.slf4j.LoggerFactory;
  * acknowledged only when its own record is durable, so an acknowledged purchase is always in a
  * durable record (replayed through the dedup window: once). A purchase is applied in memory
  * before its record is appended, and a snapshot starts by rolling the log, so every record of
- * the segments before a snapshot is in it; records of later segments that it also holds are
- * skipped by the dedup window it saved.
+ * the segments before a snapshot is in it. Records of its own segment that it also holds (a
+ * store's purchases counted between the roll and the copy of the store's row, any number of them)
+ * are skipped by position: each row saves how many bytes the segment held when it was copied,
+ * and a record appended by then was counted by then. What is left, purchases counted before the
+ * copy but appended after it (at most one message per consumer, not yet acknowledged), the dedup
+ * window it saved skips, as it skips the redelivery of an unacknowledged message.
  *
  * <h2>Acks from another thread</h2>
  * Acks are sent on the consumer's raw amqp-client channel, as {@code ShardConsumers} hands it
@@ -71,8 +77,14 @@ final class WriteAheadAcknowledger implements Acknowledger, AutoCloseable {
     private final Timer flushes;
     private final DistributionSummary messagesPerFlush;
     private final Timer snapshots;
+    private final Counter snapshotFailures;
     private volatile boolean running = true;
+    // Guarded by this (snapshot() is synchronized) and written by the snapshot thread only.
     private long lastSnapshotNanos = System.nanoTime();
+    private long nextAttemptNanos = lastSnapshotNanos;
+    private int consecutiveFailures;
+    /** The segment rolled for a snapshot that then failed, which the next attempt takes over; -1 if none. */
+    private long unsnapshottedSegment = -1;
 
     private WriteAheadAcknowledger(DurabilityProperties properties, StoreCounts counts, StateDirectory directory,
                                    long firstSegment, MeterRegistry registry) throws IOException {
@@ -86,6 +98,8 @@ final class WriteAheadAcknowledger implements Acknowledger, AutoCloseable {
                 .description("Messages acknowledged by one fsync").register(registry);
         this.snapshots = Timer.builder("store.snapshot.write")
                 .description("Writing one full snapshot of the counts").register(registry);
+        this.snapshotFailures = Counter.builder("store.snapshot.failures")
+                .description("Snapshots that could not be written (retried with a growing delay)").register(registry);
         Gauge.builder("store.journal.pending.acks", this, WriteAheadAcknowledger::pendingAcks)
                 .description("Counted messages waiting for their fsync").register(registry);
         this.flusher = Thread.ofPlatform().name("counts-log-flusher").daemon().unstarted(this::flushLoop);
@@ -199,37 +213,71 @@ final class WriteAheadAcknowledger implements Acknowledger, AutoCloseable {
 
     private void snapshotIfDue() {
         long logged = countsLog.bytesInSegment();
+        long now = System.nanoTime();
         boolean big = logged >= properties.snapshotLogSize().toBytes();
-        boolean old = logged > 0 && System.nanoTime() - lastSnapshotNanos >= properties.snapshotInterval().toNanos();
-        if (running && (big || old)) {
+        boolean old = logged > 0 && now - lastSnapshotNanos >= properties.snapshotInterval().toNanos();
+        if (running && (big || old) && now - nextAttemptNanos >= 0) {
             snapshot();
         }
     }
 
-    /** Rolls the log, writes a full snapshot and deletes what the previous snapshot made redundant. */
-    void snapshot() {
+    /**
+     * Rolls the log, writes a full snapshot and deletes what the previous snapshot made redundant.
+     * One at a time: each row saves how far the new segment had got when it was copied, which
+     * only means something while that segment is the current one. After a failure the next
+     * attempt writes the snapshot of the segment already rolled (so failing attempts do not
+     * pile up segments), and the check waits 1 s, then twice as long after each further
+     * failure, up to {@code snapshotInterval}.
+     */
+    synchronized void snapshot() {
         long started = System.nanoTime();
-        long number = -1;
+        long number = unsnapshottedSegment;
         try {
-            // The roll made everything appended so far durable; the flusher acknowledges it on
-            // its next round (acks stay on that one thread, so each channel's acks go out in order).
-            number = countsLog.roll();
-            long bytes = Snapshots.write(directory, number, counts);
+            if (number < 0) {
+                // The roll made everything appended so far durable; the flusher acknowledges it on
+                // its next round (acks stay on that one thread, so each channel's acks go out in order).
+                number = countsLog.roll();
+                unsnapshottedSegment = number;
+            }
+        } catch (UncheckedIOException e) {
+            failStop("writing or fsyncing the log in " + directory.path() + " before a snapshot", e);
+            return;
+        } catch (IOException | RuntimeException e) {
+            failed(number, e);
+            return;
+        }
+        try {
+            long bytes = Snapshots.write(directory, number, counts, countsLog::bytesInSegment);
+            unsnapshottedSegment = -1;
+            consecutiveFailures = 0;
             lastSnapshotNanos = System.nanoTime();
+            nextAttemptNanos = lastSnapshotNanos;
             long millis = (lastSnapshotNanos - started) / 1_000_000;
             snapshots.record(Duration.ofMillis(millis));
             log.info("Snapshot {} written: {} MiB in {} ms", number, bytes >> 20, millis);
             deleteRedundant();
         } catch (IOException | RuntimeException e) {
-            // The log still holds everything, so nothing is lost: only the next restart replays
-            // more. Tried again at the next check.
-            log.error("Snapshot {} of the counts in {} failed; retrying later: {}", number, directory.path(), e.toString(), e);
-            if (number >= 0) {
-                try {
-                    Files.deleteIfExists(directory.snapshotInProgress(number));
-                } catch (IOException ignored) {
-                    // Removed at the next startup.
-                }
+            failed(number, e);
+        }
+    }
+
+    /** A snapshot attempt failed: counted, logged, the next one delayed. */
+    private void failed(long number, Exception e) {
+        // The log still holds everything, so nothing is lost: only the next restart replays more.
+        snapshotFailures.increment();
+        consecutiveFailures++;
+        Duration delay = Duration.ofSeconds(1L << Math.min(consecutiveFailures - 1, 30));
+        if (delay.compareTo(properties.snapshotInterval()) > 0) {
+            delay = properties.snapshotInterval();
+        }
+        nextAttemptNanos = System.nanoTime() + delay.toNanos();
+        log.error("Snapshot {} of the counts in {} failed ({} in a row; the log keeps growing until one succeeds); "
+                + "retrying in {}: {}", number, directory.path(), consecutiveFailures, delay, e.toString(), e);
+        if (number >= 0) {
+            try {
+                Files.deleteIfExists(directory.snapshotInProgress(number));
+            } catch (IOException ignored) {
+                // Removed at the next startup.
             }
         }
     }

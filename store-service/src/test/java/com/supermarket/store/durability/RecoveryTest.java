@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.util.ArrayList;
@@ -88,6 +89,51 @@ class RecoveryTest {
         Recovery.recover(state, recovered);
 
         assertSameCounts(recovered, oracle(records.subList(0, 9)));
+    }
+
+    @Test
+    void aDamagedRecordFollowedByValidOnesInTheLastSegmentIsCorruptionNotATornTail() throws IOException {
+        List<List<Purchase>> records = records(10);
+        long fifth = encodedSize(records.subList(0, 4));
+        // A byte of the fifth record's payload, then a byte of its length: either way valid records follow.
+        for (long flipped : new long[] {fifth + 10, fifth + 3}) {
+            StateDirectory state = new StateDirectory(dir.resolve("flipped-" + flipped));
+            writeLog(state, 0, records);
+            long size = Files.size(state.segment(0));
+            flipByte(state.segment(0), flipped);
+
+            assertThatThrownBy(() -> Recovery.recover(state, counts()))
+                    .as("byte %d flipped", flipped)
+                    .isInstanceOf(CorruptStateException.class)
+                    .hasMessageContaining(state.segment(0).toString())
+                    .hasMessageContaining("at byte " + fifth)
+                    .hasMessageContaining("valid record")
+                    .hasMessageContaining("from a backup");
+            assertThat(Files.size(state.segment(0))).as("nothing cut off").isEqualTo(size);
+        }
+    }
+
+    @Test
+    void aDamagedLastRecordOrAZeroFilledEndIsATornTail() throws IOException {
+        List<List<Purchase>> records = records(10);
+        long last = encodedSize(records.subList(0, 9));
+
+        StateDirectory damagedLast = new StateDirectory(dir.resolve("damaged-last"));
+        writeLog(damagedLast, 0, records);
+        flipByte(damagedLast.segment(0), last + 12);
+        StoreCounts recovered = counts();
+        assertThat(Recovery.recover(damagedLast, recovered).tornBytesDropped()).isEqualTo(encodedSize(records.subList(9, 10)));
+        assertThat(Files.size(damagedLast.segment(0))).isEqualTo(last);
+        assertSameCounts(recovered, oracle(records.subList(0, 9)));
+
+        StateDirectory zeroFilled = new StateDirectory(dir.resolve("zero-filled"));
+        writeLog(zeroFilled, 0, records);
+        long size = Files.size(zeroFilled.segment(0));
+        Files.write(zeroFilled.segment(0), new byte[4096], StandardOpenOption.APPEND);
+        StoreCounts whole = counts();
+        assertThat(Recovery.recover(zeroFilled, whole).tornBytesDropped()).isEqualTo(4096);
+        assertThat(Files.size(zeroFilled.segment(0))).isEqualTo(size);
+        assertSameCounts(whole, oracle(records));
     }
 
     @Test
@@ -248,6 +294,10 @@ class RecoveryTest {
             records.add(record);
         }
         return records;
+    }
+
+    private static long encodedSize(List<List<Purchase>> records) {
+        return records.stream().mapToLong(record -> LogRecords.encode(record).remaining()).sum();
     }
 
     private static long purchases(List<List<Purchase>> records) {

@@ -14,6 +14,7 @@ import com.supermarket.store.counts.StoreCounts;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -26,6 +27,9 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.util.unit.DataSize;
@@ -101,6 +105,114 @@ class WriteAheadAcknowledgerTest {
         }
         assertThat(recovered.count(1, 1)).isEqualTo(MESSAGES / 10);
         assertThat(recovered.purchases()).isEqualTo((long) CHANNELS * MESSAGES);
+    }
+
+    /**
+     * A snapshot copies the stores one after the other while purchases keep coming; those of the
+     * store copied last that arrive meanwhile are both in the snapshot and in the log segment
+     * replayed after it, far more of them than the store's dedup window remembers. Recovery must
+     * still count each once.
+     */
+    @Test
+    void aSnapshotTakenDuringABurstCountsNothingTwiceAfterARestart() throws Exception {
+        int stores = 64;
+        int window = 8;
+        StoreCounts counts = new StoreCounts(stores, 20_000, window);
+        DurabilityProperties properties = new DurabilityProperties(true, dir, Duration.ofMillis(1), 50,
+                DataSize.ofMegabytes(64), Duration.ofHours(1));
+        WriteAheadAcknowledger acknowledger = WriteAheadAcknowledger.recover(properties, counts, new SimpleMeterRegistry());
+        Channel channel = mock(Channel.class);
+        AtomicLong tags = new AtomicLong();
+        for (int store = 1; store <= stores; store++) {
+            countAndAcknowledge(counts, acknowledger, channel, tags.incrementAndGet(), store);
+        }
+        AtomicBoolean bursting = new AtomicBoolean(true);
+        // The burst hits the store whose row the snapshot copies last.
+        Thread burst = Thread.ofPlatform().start(() -> {
+            while (bursting.get()) {
+                countAndAcknowledge(counts, acknowledger, channel, tags.incrementAndGet(), stores);
+            }
+        });
+        await().atMost(Duration.ofSeconds(10)).until(() -> counts.purchases() > stores + 100);
+        long before = counts.purchases();
+        acknowledger.snapshot();
+        long duringSnapshot = counts.purchases() - before;
+        long after = counts.purchases();
+        await().atMost(Duration.ofSeconds(10)).until(() -> counts.purchases() > after + 100);
+        bursting.set(false);
+        burst.join();
+        acknowledger.close();
+
+        assertThat(duringSnapshot).as("purchases of the last store counted while the snapshot was written")
+                .isGreaterThan(4L * window);
+        assertThat(new StateDirectory(dir).snapshots()).hasSize(1);
+        StoreCounts recovered = new StoreCounts(stores, 20_000, window);
+        Recovery.recover(new StateDirectory(dir), recovered);
+        assertThat(recovered.purchases()).isEqualTo(counts.purchases());
+        for (int item = 1; item <= 20_000; item++) {
+            assertThat(recovered.count(stores, item)).as("item %d", item).isEqualTo(counts.count(stores, item));
+        }
+    }
+
+    /**
+     * Snapshots that keep failing (here the snapshot's temp path is a directory that cannot be
+     * removed) are retried with a growing delay, counted, and do not start a new log segment
+     * per attempt; once writing works again a snapshot is taken.
+     */
+    @Test
+    void aSnapshotThatKeepsFailingBacksOffWithoutRollingTheLogOnEachAttempt() throws Exception {
+        StoreCounts counts = new StoreCounts(8, 10, 1024);
+        DurabilityProperties properties = new DurabilityProperties(true, dir, Duration.ofMillis(1), 50,
+                DataSize.ofBytes(512), Duration.ofSeconds(2));
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        WriteAheadAcknowledger acknowledger = WriteAheadAcknowledger.recover(properties, counts, registry);
+        StateDirectory state = new StateDirectory(dir);
+        List<Path> blocked = new ArrayList<>();
+        for (long number = 0; number < 50; number++) {
+            Path temp = Files.createDirectory(state.snapshotInProgress(number));
+            blocked.add(Files.createFile(temp.resolve("in-the-way")));
+        }
+        Channel channel = mock(Channel.class);
+        AtomicLong tags = new AtomicLong();
+        AtomicBoolean logging = new AtomicBoolean(true);
+        Thread consumer = Thread.ofPlatform().start(() -> {
+            while (logging.get()) {
+                countAndAcknowledge(counts, acknowledger, channel, tags.incrementAndGet(), 1 + (int) (tags.get() % 8));
+                LockSupport.parkNanos(1_000_000); // a steady trickle, so every check finds the segment grown
+            }
+        });
+        try {
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> failedSnapshots(registry) >= 3 || state.segments().size() > 3);
+            assertThat(state.segments()).as("log segments after %s failed snapshots", failedSnapshots(registry)).hasSize(2);
+            assertThat(state.snapshots()).isEmpty();
+
+            for (Path file : blocked) {
+                Files.delete(file);
+                Files.delete(file.getParent());
+            }
+            await().atMost(Duration.ofSeconds(30)).until(() -> state.snapshots().size() == 1);
+        } finally {
+            logging.set(false);
+            consumer.join();
+            acknowledger.close();
+        }
+        StoreCounts recovered = new StoreCounts(8, 10, 1024);
+        Recovery.recover(state, recovered);
+        assertThat(recovered.purchases()).isEqualTo(counts.purchases());
+    }
+
+    private static double failedSnapshots(SimpleMeterRegistry registry) {
+        var failures = registry.find("store.snapshot.failures").counter();
+        return failures == null ? 0 : failures.count();
+    }
+
+    private static void countAndAcknowledge(StoreCounts counts, WriteAheadAcknowledger acknowledger, Channel channel,
+                                            long tag, int store) {
+        Purchase purchase = new Purchase(UUID.randomUUID(), store, 1, LocalDate.EPOCH,
+                List.of(new PurchaseItem(1 + (int) (tag % counts.maxItemId()), 1)), Instant.EPOCH);
+        counts.apply(purchase);
+        acknowledger.acknowledge(channel, tag, List.of(purchase));
     }
 
     private static void consume(StoreCounts counts, WriteAheadAcknowledger acknowledger, List<Channel> channels,
