@@ -47,7 +47,9 @@ import org.springframework.stereotype.Component;
  * the shutdown.
  *
  * <p>Thread-safe: called concurrently by every consumer thread; it keeps no per-batch state
- * beyond the {@link StorageState} entry of each failing batch.
+ * beyond the {@link StorageState} entry of each failing batch. The attempt clock and the latest
+ * accepted write are atomics shared by all consumers, so one consumer's stored write can prove
+ * another consumer's failing purchase bad.
  */
 @Component
 public class BatchWriter implements SmartLifecycle {
@@ -89,7 +91,7 @@ public class BatchWriter implements SmartLifecycle {
                     .register(registry));
         }
         this.rejected = Counter.builder("purchases.rejected")
-                .description("Purchases the store refused for good (sent to the parking queue)").register(registry);
+                .description("Purchases proven bad: a data error, or failing alone while the store accepts other writes (parked)").register(registry);
         this.batchSizes = DistributionSummary.builder("purchases.batch.size").description("Purchases per write")
                 .baseUnit("purchases").publishPercentileHistogram().serviceLevelObjectives(1, 10, 25, 50, 100, 250, 500)
                 .register(registry);
@@ -98,11 +100,11 @@ public class BatchWriter implements SmartLifecycle {
     }
 
     /**
-     * Stores {@code purchases}; returns once every one of them is stored or rejected for good.
+     * Stores {@code purchases}; returns once every one of them is stored or proven bad.
      *
-     * @return the ids of the purchases the store refused for good (to be dead-lettered)
-     * @throws InterruptedException if the service stops while the store is unavailable; nothing
-     *                              of the batch may be acknowledged then
+     * @return the ids of the purchases proven bad (to be parked)
+     * @throws InterruptedException if the service stops while a batch is held; nothing of the
+     *                              batch may be acknowledged then
      */
     public Set<UUID> write(List<Purchase> purchases) throws InterruptedException {
         Map<UUID, Purchase> distinct = new LinkedHashMap<>();
