@@ -85,13 +85,15 @@ public class BatchWriter implements SmartLifecycle {
         this.duplicates = Counter.builder("purchases.duplicates")
                 .description("Redelivered purchases found already stored and left unchanged").register(registry);
         for (Fault fault : Fault.values()) {
-            failures.put(fault, Counter.builder("purchases.write.failures").tag("fault", fault.name().toLowerCase(Locale.ROOT))
+            failures.put(fault, Counter.builder("purchases.write.failures")
+                    .tag("fault", fault.name().toLowerCase(Locale.ROOT))
                     .description("Write attempts that failed, by whose fault: store (the batch held and retried), "
                             + "data or unknown (its purchases written alone to find the bad ones)")
                     .register(registry));
         }
         this.rejected = Counter.builder("purchases.rejected")
-                .description("Purchases proven bad: a data error, or failing alone while the store accepts other writes (parked)").register(registry);
+                .description("Purchases proven bad: a data error, or failing alone while the store accepts other writes (parked)")
+                .register(registry);
         this.batchSizes = DistributionSummary.builder("purchases.batch.size").description("Purchases per write")
                 .baseUnit("purchases").publishPercentileHistogram().serviceLevelObjectives(1, 10, 25, 50, 100, 250, 500)
                 .register(registry);
@@ -133,7 +135,8 @@ public class BatchWriter implements SmartLifecycle {
                     long since = pending.size() == 1 ? previousFailure : whole.failedAt();
                     if (pending.size() > 1 && (held == 0 || Long.bitCount(held) == 1)) {
                         log.warn("A batch of {} failed ({} fault), writing its purchases one by one to find any bad one: {}",
-                                pending.size(), whole.fault(), NestedExceptionUtils.getMostSpecificCause(whole.failure()).toString());
+                                pending.size(), whole.fault(),
+                                NestedExceptionUtils.getMostSpecificCause(whole.failure()).toString());
                     }
                     List<Purchase> unresolved = new ArrayList<>();
                     for (Purchase purchase : pending) {

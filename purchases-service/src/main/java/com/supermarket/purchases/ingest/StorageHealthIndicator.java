@@ -27,7 +27,8 @@ class StorageHealthIndicator implements HealthIndicator {
         StorageState.Failure failure = state.failure();
         if (failure != null) {
             return Health.down().withDetail("failingSince", failure.since().toString())
-                    .withDetail("fault", failure.fault().name().toLowerCase(Locale.ROOT)).withDetail("reason", failure.reason()).build();
+                    .withDetail("fault", failure.fault().name().toLowerCase(Locale.ROOT))
+                    .withDetail("reason", failure.reason()).build();
         }
         try {
             repository.ping();
