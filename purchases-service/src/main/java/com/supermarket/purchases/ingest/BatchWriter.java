@@ -2,44 +2,61 @@ package com.supermarket.purchases.ingest;
 
 import com.supermarket.contract.Purchase;
 import com.supermarket.purchases.storage.PurchaseRepository;
+import com.supermarket.purchases.storage.PurchaseRepository.Fault;
 import com.supermarket.purchases.storage.PurchaseRepository.StoreResult;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
+import org.springframework.core.NestedExceptionUtils;
 import org.springframework.stereotype.Component;
 
 /**
- * Writes a consumer's batch to the {@link PurchaseRepository} and does not give up while the
- * store is unavailable: it retries with exponential backoff and jitter, holding the batch (its
- * message stays unacknowledged in the broker), until the write succeeds or the service stops.
- * A batch that fails for a reason no retry can fix is split, so that only the offending
- * purchases are rejected.
+ * Writes a consumer's batch to the {@link PurchaseRepository} and rejects a purchase only when it
+ * is proven bad (README, "Whose fault a failed write is"):
+ * <ul>
+ * <li>a failure that is the store's ({@link Fault#STORE}: unavailable, read-only, full, access
+ * refused) holds the whole batch (its message stays unacknowledged in the broker) and retries it
+ * with exponential backoff and jitter until the write succeeds or the service stops;
+ * <li>any other failure writes the batch's purchases one by one; one that fails alone is
+ * rejected if its error is a data error ({@link Fault#DATA}), or if the store accepted another
+ * write begun after this purchase's previous failure ({@link Fault#UNKNOWN}: the store took
+ * writes, this purchase it did not). Purchases not proven bad are held and retried like a batch
+ * the store refuses.
+ * </ul>
  *
  * <p>A lifecycle bean stopped before the shard consumers (which stop at a lower phase), so a
  * consumer waiting for the store is released and requeues its message instead of holding up
  * the shutdown.
  *
  * <p>Thread-safe: called concurrently by every consumer thread; it keeps no per-batch state
- * beyond the {@link StorageState} entry of each failing batch.
+ * beyond the {@link StorageState} entry of each failing batch. The attempt clock and the latest
+ * accepted write are atomics shared by all consumers, so one consumer's stored write can prove
+ * another consumer's failing purchase bad.
  */
 @Component
 public class BatchWriter implements SmartLifecycle {
 
     private static final Logger log = LoggerFactory.getLogger(BatchWriter.class);
+    /** A clock reading later than any: no failure yet, so nothing has happened since. */
+    private static final long NEVER = Long.MAX_VALUE;
 
     private final PurchaseRepository repository;
     private final StorageState state;
@@ -49,7 +66,11 @@ public class BatchWriter implements SmartLifecycle {
     private volatile boolean running;
     private final Counter stored;
     private final Counter duplicates;
-    private final Counter failures;
+    private final Map<Fault, Counter> failures = new EnumMap<>(Fault.class);
+    /** Numbers the starts and failures of every write attempt of every consumer, in order. */
+    private final AtomicLong clock = new AtomicLong();
+    /** The {@link #clock} at the start of the latest-begun write the store accepted (0: none yet). */
+    private final AtomicLong acceptedWriteBegunAt = new AtomicLong();
     private final Counter rejected;
     private final DistributionSummary batchSizes;
     private final Timer writeLatency;
@@ -63,10 +84,16 @@ public class BatchWriter implements SmartLifecycle {
                 .register(registry);
         this.duplicates = Counter.builder("purchases.duplicates")
                 .description("Redelivered purchases found already stored and left unchanged").register(registry);
-        this.failures = Counter.builder("purchases.write.failures")
-                .description("Batch writes that failed and were retried").register(registry);
+        for (Fault fault : Fault.values()) {
+            failures.put(fault, Counter.builder("purchases.write.failures")
+                    .tag("fault", fault.name().toLowerCase(Locale.ROOT))
+                    .description("Write attempts that failed, by whose fault: store (the batch held and retried), "
+                            + "data or unknown (its purchases written alone to find the bad ones)")
+                    .register(registry));
+        }
         this.rejected = Counter.builder("purchases.rejected")
-                .description("Purchases the store refused for good (sent to the parking queue)").register(registry);
+                .description("Purchases proven bad: a data error, or failing alone while the store accepts other writes (parked)")
+                .register(registry);
         this.batchSizes = DistributionSummary.builder("purchases.batch.size").description("Purchases per write")
                 .baseUnit("purchases").publishPercentileHistogram().serviceLevelObjectives(1, 10, 25, 50, 100, 250, 500)
                 .register(registry);
@@ -75,11 +102,11 @@ public class BatchWriter implements SmartLifecycle {
     }
 
     /**
-     * Stores {@code purchases}; returns once every one of them is stored or rejected for good.
+     * Stores {@code purchases}; returns once every one of them is stored or proven bad.
      *
-     * @return the ids of the purchases the store refused for good (to be dead-lettered)
-     * @throws InterruptedException if the service stops while the store is unavailable; nothing
-     *                              of the batch may be acknowledged then
+     * @return the ids of the purchases proven bad (to be parked)
+     * @throws InterruptedException if the service stops while a batch is held; nothing of the
+     *                              batch may be acknowledged then
      */
     public Set<UUID> write(List<Purchase> purchases) throws InterruptedException {
         Map<UUID, Purchase> distinct = new LinkedHashMap<>();
@@ -88,26 +115,77 @@ public class BatchWriter implements SmartLifecycle {
         // batch that names one key twice).
         duplicates.increment(purchases.size() - distinct.size());
         batchSizes.record(purchases.size());
-        List<Purchase> batch = List.copyOf(distinct.values());
-        try {
-            storeWithRetry(batch);
-            return Set.of();
-        } catch (PermanentFailure batchFailure) {
-            log.warn("Batch of {} refused by the store ({}); storing its purchases one by one to isolate the cause",
-                    batch.size(), batchFailure.getCause().toString());
-        }
+        List<Purchase> pending = List.copyOf(distinct.values());
         Set<UUID> refused = new HashSet<>();
-        for (Purchase purchase : batch) {
-            try {
-                storeWithRetry(List.of(purchase));
-            } catch (PermanentFailure failure) {
-                log.error("Purchase {} refused by the store for good, rejecting it to the parking queue",
-                        purchase.purchaseId(), failure.getCause());
-                rejected.increment();
-                refused.add(purchase.purchaseId());
+        Object holder = new Object();
+        long previousFailure = NEVER;
+        int held = 0;
+        try {
+            while (true) {
+                Attempt whole = store(pending);
+                if (whole.stored()) {
+                    if (held > 0) {
+                        log.info("Purchase store accepts the held batch again after {} retries", held);
+                    }
+                    return refused;
+                }
+                Attempt latest = whole;
+                if (whole.fault() != Fault.STORE) {
+                    // Each purchase alone; one that fails is bad if proven so since its previous failure.
+                    long since = pending.size() == 1 ? previousFailure : whole.failedAt();
+                    if (pending.size() > 1 && (held == 0 || Long.bitCount(held) == 1)) {
+                        log.warn("A batch of {} failed ({} fault), writing its purchases one by one to find any bad one: {}",
+                                pending.size(), whole.fault(),
+                                NestedExceptionUtils.getMostSpecificCause(whole.failure()).toString());
+                    }
+                    List<Purchase> unresolved = new ArrayList<>();
+                    for (Purchase purchase : pending) {
+                        Attempt alone = pending.size() == 1 || latest.fault() == Fault.STORE ? latest : store(List.of(purchase));
+                        if (alone.stored()) {
+                            continue;
+                        }
+                        latest = alone;
+                        if (provenBad(alone, since)) {
+                            log.error("Purchase {} refused by the store ({} fault), rejecting it to the parking queue",
+                                    purchase.purchaseId(), alone.fault(), alone.failure());
+                            rejected.increment();
+                            refused.add(purchase.purchaseId());
+                        } else {
+                            unresolved.add(purchase);
+                        }
+                    }
+                    boolean progress = unresolved.size() < pending.size();
+                    pending = unresolved;
+                    if (pending.isEmpty()) {
+                        return refused;
+                    }
+                    if (progress) {
+                        previousFailure = latest.failedAt();
+                        continue; // the store took or refused some: try the rest at once
+                    }
+                }
+                previousFailure = latest.failedAt();
+                held++;
+                Throwable cause = NestedExceptionUtils.getMostSpecificCause(latest.failure());
+                state.failed(holder, latest.fault(), cause);
+                if (held == 1 || Long.bitCount(held) == 1) {
+                    log.warn("Purchase store refuses a batch of {} ({} fault, attempt {}), holding it unacknowledged and retrying: {}",
+                            pending.size(), latest.fault(), held, cause.toString());
+                }
+                backoff(held);
             }
+        } finally {
+            state.settled(holder);
         }
-        return refused;
+    }
+
+    /**
+     * Whether a purchase that failed {@code alone} is bad: a data error, or an unknown error
+     * although the store accepted a write begun after the purchase's previous failure
+     * ({@code since}, a {@link #clock} reading).
+     */
+    private boolean provenBad(Attempt alone, long since) {
+        return alone.fault() == Fault.DATA || alone.fault() == Fault.UNKNOWN && acceptedWriteBegunAt.get() > since;
     }
 
     /**
@@ -128,35 +206,20 @@ public class BatchWriter implements SmartLifecycle {
         return waitMillis;
     }
 
-    private void storeWithRetry(List<Purchase> batch) throws InterruptedException, PermanentFailure {
-        Object holder = new Object();
+    private Attempt store(List<Purchase> batch) {
+        long begunAt = clock.incrementAndGet();
+        long start = System.nanoTime();
         try {
-            for (int attempt = 1; ; attempt++) {
-                long start = System.nanoTime();
-                try {
-                    StoreResult result = repository.storeAll(batch);
-                    writeLatency.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
-                    stored.increment(result.stored());
-                    duplicates.increment(result.duplicates());
-                    if (attempt > 1) {
-                        log.info("Purchase store available again after {} attempt(s)", attempt);
-                    }
-                    return;
-                } catch (RuntimeException e) {
-                    if (!repository.isTransient(e)) {
-                        throw new PermanentFailure(e);
-                    }
-                    failures.increment();
-                    state.failed(holder, e);
-                    if (attempt == 1 || Long.bitCount(attempt) == 1) {
-                        log.warn("Purchase store unavailable (attempt {}), holding a batch of {} unacknowledged and retrying: {}",
-                                attempt, batch.size(), e.toString());
-                    }
-                    backoff(attempt);
-                }
-            }
-        } finally {
-            state.settled(holder);
+            StoreResult result = repository.storeAll(batch);
+            writeLatency.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+            acceptedWriteBegunAt.accumulateAndGet(begunAt, Math::max);
+            stored.increment(result.stored());
+            duplicates.increment(result.duplicates());
+            return Attempt.STORED;
+        } catch (RuntimeException e) {
+            Fault fault = repository.faultOf(e);
+            failures.get(fault).increment();
+            return new Attempt(e, fault, clock.incrementAndGet());
         }
     }
 
@@ -177,9 +240,15 @@ public class BatchWriter implements SmartLifecycle {
         return running;
     }
 
-    private static final class PermanentFailure extends Exception {
-        PermanentFailure(RuntimeException cause) {
-            super(cause);
+    /**
+     * One write attempt: stored, or failed with {@code failure}, whose {@code fault} it is, at
+     * {@code failedAt} (a {@link #clock} reading).
+     */
+    private record Attempt(RuntimeException failure, Fault fault, long failedAt) {
+        static final Attempt STORED = new Attempt(null, null, NEVER);
+
+        boolean stored() {
+            return failure == null;
         }
     }
 }

@@ -26,12 +26,12 @@ import org.springframework.stereotype.Component;
  * Applies one delivery from a {@code purchaseX} shard queue: a {@link PurchaseBatch} (or a
  * legacy single purchase) is decoded, its purchases stored through the {@link BatchWriter} (each
  * exactly once: the store is idempotent on the purchase id), each poison element, and each
- * purchase the store refuses for good, parked alone with a confirm ({@link Parking}), and only
+ * purchase the writer proves bad, parked alone with a confirm ({@link Parking}), and only
  * then the message is acknowledged ({@code multiple}: every earlier delivery on the channel is
  * settled already). A message that cannot be read at all is rejected without requeue, so the
  * shard queue's dead-letter policy parks it whole.
  *
- * <p>An unexpected error (not the store being down, which the writer rides out) requeues the
+ * <p>An unexpected error (not a failed write, which the writer rides out or isolates) requeues the
  * message after a growing backoff, so it is neither stuck unacknowledged until the channel
  * closes nor retried in a tight loop; after {@code maxAttemptsOnError} deliveries it is rejected
  * to the parking queue ({@code purchases_errors_total} counts them).

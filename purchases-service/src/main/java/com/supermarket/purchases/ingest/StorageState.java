@@ -1,5 +1,6 @@
 package com.supermarket.purchases.ingest;
 
+import com.supermarket.purchases.storage.PurchaseRepository.Fault;
 import java.time.Instant;
 import java.util.Comparator;
 import java.util.Map;
@@ -17,9 +18,9 @@ public final class StorageState {
 
     private final Map<Object, Failure> failing = new ConcurrentHashMap<>();
 
-    void failed(Object holder, Exception cause) {
-        Failure now = new Failure(Instant.now(), cause.toString());
-        failing.merge(holder, now, (before, latest) -> new Failure(before.since(), latest.reason()));
+    void failed(Object holder, Fault fault, Throwable cause) {
+        Failure now = new Failure(Instant.now(), fault, cause.toString());
+        failing.merge(holder, now, (before, latest) -> new Failure(before.since(), latest.fault(), latest.reason()));
     }
 
     void settled(Object holder) {
@@ -33,8 +34,11 @@ public final class StorageState {
 
     /**
      * @param since  when this holder's writes started failing
-     * @param reason its last error
+     * @param fault  whose fault its last error is ({@link Fault#STORE}: the store refuses
+     *               every write; {@link Fault#UNKNOWN}: its purchases fail alone while the store
+     *               has accepted no other write since, so none is proven bad)
+     * @param reason its last error (the most specific cause: the database's own message)
      */
-    public record Failure(Instant since, String reason) {
+    public record Failure(Instant since, Fault fault, String reason) {
     }
 }

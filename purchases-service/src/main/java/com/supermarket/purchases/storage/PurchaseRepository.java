@@ -20,8 +20,8 @@ public interface PurchaseRepository {
      *
      * @param purchases at least one purchase, with distinct ids
      * @return how many were new and how many were already stored
-     * @throws RuntimeException if the batch could not be stored; {@link #isTransient} tells
-     *                          whether retrying the same batch can succeed
+     * @throws RuntimeException if the batch could not be stored; {@link #faultOf} tells whose
+     *                          fault that is
      */
     StoreResult storeAll(List<Purchase> purchases);
 
@@ -35,11 +35,27 @@ public interface PurchaseRepository {
     void ping();
 
     /**
-     * Whether a failure of {@link #storeAll} is about the backend's availability (connection
-     * lost, timeout, throttling), so the same batch should be retried later, rather than about
-     * the data (a constraint or validation error), which no retry can fix.
+     * Whose fault a failure of {@link #storeAll} is. Decides what happens to the batch: only a
+     * purchase proven bad is ever parked (README, "Whose fault a failed write is").
      */
-    boolean isTransient(RuntimeException failure);
+    Fault faultOf(RuntimeException failure);
+
+    /** Whose fault a failed write is. */
+    enum Fault {
+        /**
+         * The store refuses every write alike, whatever the purchases: unreachable, timing out,
+         * throttling, read-only, full, the service's rights or credentials refused, the table
+         * missing. The batch is held and retried; never a reason to park a purchase.
+         */
+        STORE,
+        /** A data error of a row (a value out of range or too long, a constraint): the purchase written alone with it is bad. */
+        DATA,
+        /**
+         * Neither is known. The purchases are written one by one; one that still fails is bad
+         * only once the store has accepted another write begun after its previous failure.
+         */
+        UNKNOWN
+    }
 
     /**
      * The outcome of {@link #storeAll}.

@@ -144,7 +144,7 @@ class PurchaseBatchListenerTest {
         assertThat(repository.stored).containsKey(purchase.purchaseId());
         verify(channel).basicAck(1, true);
         assertThat(state.failure()).isNull();
-        assertThat(registry.counter("purchases.write.failures").count()).isEqualTo(3);
+        assertThat(registry.counter("purchases.write.failures", "fault", "store").count()).isEqualTo(3);
     }
 
     @Test
@@ -160,6 +160,68 @@ class PurchaseBatchListenerTest {
         verify(channel).basicPublish(eq(Topology.DEAD_LETTER_EXCHANGE), eq(""), any(AMQP.BasicProperties.class), parked.capture());
         assertThat(WireFormat.decode(parked.getValue(), Purchase.class)).isEqualTo(refused);
         verify(channel).basicAck(1, true);
+    }
+
+    @Test
+    void aPurchaseFailingWithAnUnknownErrorIsParkedOnceItsNeighboursAreStored() throws Exception {
+        Purchase bad = purchase(777);
+        Purchase fine = purchase(2);
+        Purchase alsoFine = purchase(3);
+        repository.unknownForStore = 777;
+
+        listener.onMessage(batch(1, WireFormat.encode(bad), WireFormat.encode(fine), WireFormat.encode(alsoFine)), channel);
+
+        assertThat(repository.stored).containsOnlyKeys(fine.purchaseId(), alsoFine.purchaseId());
+        ArgumentCaptor<byte[]> parked = ArgumentCaptor.forClass(byte[].class);
+        verify(channel).basicPublish(eq(Topology.DEAD_LETTER_EXCHANGE), eq(""), any(AMQP.BasicProperties.class), parked.capture());
+        assertThat(WireFormat.decode(parked.getValue(), Purchase.class)).isEqualTo(bad);
+        verify(channel).basicAck(1, true);
+        assertThat(registry.counter("purchases.write.failures", "fault", "unknown").count()).isPositive();
+    }
+
+    @Test
+    void aBatchFailingAllAlikeWithAnUnknownErrorIsHeldNotParkedUntilTheStoreAcceptsIt() throws Exception {
+        repository.unknownForAll = true;
+        Purchase first = purchase(1);
+        Purchase second = purchase(2);
+        try (ExecutorService consumer = Executors.newSingleThreadExecutor()) {
+            Future<?> held = consumer.submit(() -> {
+                listener.onMessage(batch(1, WireFormat.encode(first), WireFormat.encode(second)), channel);
+                return null;
+            });
+            await().atMost(Duration.ofSeconds(5)).until(() -> state.failure() != null && repository.attempts.get() > 10);
+            assertThat(state.failure().fault()).isEqualTo(PurchaseRepository.Fault.UNKNOWN);
+            verify(channel, never()).basicAck(anyLong(), anyBoolean());
+
+            repository.unknownForAll = false;
+            held.get();
+        }
+        assertThat(repository.stored).containsOnlyKeys(first.purchaseId(), second.purchaseId());
+        verify(channel).basicAck(1, true);
+        verify(channel, never()).basicPublish(any(), any(), any(AMQP.BasicProperties.class), any());
+        assertThat(state.failure()).isNull();
+    }
+
+    @Test
+    void aLonePurchaseFailingWithAnUnknownErrorIsParkedOnceAnotherConsumersWriteIsStored() throws Exception {
+        Purchase bad = purchase(777);
+        repository.unknownForStore = 777;
+        try (ExecutorService consumer = Executors.newSingleThreadExecutor()) {
+            Future<?> held = consumer.submit(() -> {
+                listener.onMessage(batch(1, WireFormat.encode(bad)), channel);
+                return null;
+            });
+            await().atMost(Duration.ofSeconds(5)).until(() -> state.failure() != null);
+            verify(channel, never()).basicPublish(any(), any(), any(AMQP.BasicProperties.class), any());
+
+            listener.onMessage(batch(2, WireFormat.encode(purchase(1))), channel);
+            held.get();
+        }
+        ArgumentCaptor<byte[]> parked = ArgumentCaptor.forClass(byte[].class);
+        verify(channel).basicPublish(eq(Topology.DEAD_LETTER_EXCHANGE), eq(""), any(AMQP.BasicProperties.class), parked.capture());
+        assertThat(WireFormat.decode(parked.getValue(), Purchase.class)).isEqualTo(bad);
+        verify(channel).basicAck(1, true);
+        assertThat(state.failure()).isNull();
     }
 
     @Test
@@ -241,7 +303,8 @@ class PurchaseBatchListenerTest {
 
     /**
      * In-memory repository that can fail transiently a number of times or while a store is
-     * "down", refuse one store for good, or fail with an unexpected error.
+     * "down", refuse one store for its data, fail for one store or for all with an error of no
+     * known kind, or fail with an unexpected error.
      */
     private static final class FakeRepository implements PurchaseRepository {
         final Map<UUID, Purchase> stored = new ConcurrentHashMap<>();
@@ -250,6 +313,8 @@ class PurchaseBatchListenerTest {
         final AtomicInteger attempts = new AtomicInteger();
         volatile int refusedStore = -1;
         volatile int downForStore = -1;
+        volatile int unknownForStore = -1;
+        volatile boolean unknownForAll;
         volatile RuntimeException unexpected;
 
         @Override
@@ -264,6 +329,9 @@ class PurchaseBatchListenerTest {
             }
             if (purchases.stream().anyMatch(p -> p.storeId() == refusedStore)) {
                 throw new DataIntegrityViolationException("refused");
+            }
+            if (unknownForAll || purchases.stream().anyMatch(p -> p.storeId() == unknownForStore)) {
+                throw new UnsupportedOperationException("an error of no known kind");
             }
             batches.add(purchases.size());
             int before = stored.size();
@@ -286,11 +354,13 @@ class PurchaseBatchListenerTest {
         }
 
         @Override
-        public boolean isTransient(RuntimeException failure) {
-            if (failure instanceof IllegalStateException) {
-                throw failure; // a classification bug: the error escapes the writer
-            }
-            return failure instanceof DataAccessResourceFailureException;
+        public Fault faultOf(RuntimeException failure) {
+            return switch (failure) {
+                case IllegalStateException bug -> throw bug; // a classification bug: the error escapes the writer
+                case DataAccessResourceFailureException down -> Fault.STORE;
+                case DataIntegrityViolationException data -> Fault.DATA;
+                default -> Fault.UNKNOWN;
+            };
         }
     }
 }

@@ -26,6 +26,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.context.annotation.Profile;
 import org.springframework.stereotype.Repository;
 import software.amazon.awssdk.awscore.AwsRequestOverrideConfiguration;
+import software.amazon.awssdk.awscore.exception.AwsServiceException;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
@@ -34,7 +35,6 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.BillingMode;
 import software.amazon.awssdk.services.dynamodb.model.BatchGetItemResponse;
 import software.amazon.awssdk.services.dynamodb.model.BatchWriteItemResponse;
-import software.amazon.awssdk.services.dynamodb.model.DynamoDbException;
 import software.amazon.awssdk.services.dynamodb.model.GlobalSecondaryIndex;
 import software.amazon.awssdk.services.dynamodb.model.KeySchemaElement;
 import software.amazon.awssdk.services.dynamodb.model.KeyType;
@@ -229,17 +229,31 @@ class DynamoDbPurchaseRepository implements PurchaseRepository, AutoCloseable {
     }
 
     @Override
-    public boolean isTransient(RuntimeException failure) {
+    public Fault faultOf(RuntimeException failure) {
         if (failure instanceof UnprocessedItemsException || failure instanceof SdkClientException) {
-            return true;
+            return Fault.STORE; // throttled items; no answer, no credentials
         }
-        if (failure instanceof DynamoDbException e) {
-            // Throttling and server errors pass; a validation error (4xx) is about the data.
-            return e.isThrottlingException() || e.statusCode() >= 500 || e instanceof ResourceNotFoundException
-                    || e instanceof ProvisionedThroughputExceededException || e instanceof RequestLimitExceededException;
+        if (failure instanceof AwsServiceException e) {
+            boolean store = e instanceof ResourceNotFoundException || e instanceof ProvisionedThroughputExceededException
+                    || e instanceof RequestLimitExceededException || e.statusCode() >= 500 || e.statusCode() == 401
+                    || e.statusCode() == 403 || e.awsErrorDetails() != null && (STORE_ERRORS.contains(
+                    e.awsErrorDetails().errorCode()) || e.isThrottlingException() || e.isClockSkewException());
+            // Anything else, a ValidationException included, may be one item's (too large): the
+            // writer finds it by writing the purchases alone.
+            return store ? Fault.STORE : Fault.UNKNOWN;
         }
-        return failure instanceof SdkException e && e.retryable();
+        return failure instanceof SdkException e && e.retryable() ? Fault.STORE : Fault.UNKNOWN;
     }
+
+    /**
+     * Error codes with which DynamoDB refuses every request of the service alike (HTTP 400, the
+     * code in {@code __type}): its credentials or rights, the table, throttling.
+     */
+    private static final Set<String> STORE_ERRORS = Set.of(
+            "AccessDeniedException", "UnrecognizedClientException", "ExpiredTokenException", "ExpiredToken",
+            "InvalidSignatureException", "IncompleteSignatureException", "MissingAuthenticationTokenException",
+            "InvalidClientTokenId", "ResourceNotFoundException", "ResourceInUseException", "ThrottlingException",
+            "ProvisionedThroughputExceededException", "RequestLimitExceeded", "LimitExceededException");
 
     static Map<String, AttributeValue> toItem(Purchase purchase) {
         Map<String, AttributeValue> item = new HashMap<>();

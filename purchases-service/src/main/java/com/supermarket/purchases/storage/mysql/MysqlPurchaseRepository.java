@@ -5,6 +5,7 @@ import com.supermarket.contract.PurchaseItem;
 import com.supermarket.contract.WireFormat;
 import com.supermarket.purchases.storage.PurchaseRepository;
 import java.nio.ByteBuffer;
+import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;
 import java.sql.SQLRecoverableException;
 import java.sql.SQLTransientException;
@@ -15,6 +16,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import org.springframework.context.annotation.Profile;
 import org.springframework.dao.DataAccessResourceFailureException;
@@ -123,12 +125,12 @@ class MysqlPurchaseRepository implements PurchaseRepository {
     }
 
     @Override
-    public boolean isTransient(RuntimeException failure) {
-        // A lost or refused connection surfaces in many shapes: no connection from the pool, a
-        // transaction that could not begin, commit or roll back, a communications link failure,
-        // a lock wait or deadlock. Any of them anywhere in the chain makes the failure transient;
-        // what is left (a constraint or syntax error) is about the data.
+    public Fault faultOf(RuntimeException failure) {
+        SQLException sql = null;
         for (Throwable t = failure; t != null; t = t.getCause()) {
+            // A lost or refused connection surfaces in many shapes: no connection from the pool,
+            // a transaction that could not begin, commit or roll back, a communications link
+            // failure, a lock wait or deadlock, a timeout.
             if (t instanceof TransientDataAccessException
                     || t instanceof RecoverableDataAccessException
                     || t instanceof DataAccessResourceFailureException
@@ -137,11 +139,60 @@ class MysqlPurchaseRepository implements PurchaseRepository {
                     || t instanceof SQLTransientException
                     || t instanceof SQLRecoverableException
                     || t instanceof SQLNonTransientConnectionException) {
-                return true;
+                return Fault.STORE;
+            }
+            if (sql == null && t instanceof SQLException e) {
+                sql = e;
             }
         }
-        return false;
+        return sql == null ? Fault.UNKNOWN : faultOf(sql.getErrorCode(), sql.getSQLState());
     }
+
+    /** Whose fault a MySQL / MariaDB error is, by its error code and SQLSTATE. */
+    static Fault faultOf(int errorCode, String sqlState) {
+        String sqlClass = sqlState == null || sqlState.length() < 2 ? "" : sqlState.substring(0, 2);
+        if (STORE_ERRORS.contains(errorCode) || STORE_CLASSES.contains(sqlClass)) {
+            return Fault.STORE;
+        }
+        if (DATA_ERRORS.contains(errorCode) || DATA_CLASSES.contains(sqlClass)) {
+            return Fault.DATA;
+        }
+        return Fault.UNKNOWN;
+    }
+
+    /**
+     * SQLSTATE classes that are never one row's: connection (08), invalid transaction state, e.g.
+     * a read-only transaction (25), authorization (28), transaction rollback (40), the statement's
+     * syntax or access rules, e.g. a revoked grant or a missing table (42), interrupted (70).
+     */
+    private static final Set<String> STORE_CLASSES = Set.of("08", "25", "28", "40", "42", "70");
+
+    /** Errors with which the server refuses every write alike, whose SQLSTATE says no more (often HY000). */
+    private static final Set<Integer> STORE_ERRORS = Set.of(
+            1290, // ER_OPTION_PREVENTS_STATEMENT: read_only, e.g. a replica after a failover
+            1836, // ER_READ_ONLY_MODE
+            1792, // ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION
+            1036, // ER_OPEN_AS_READONLY
+            1021, // ER_DISK_FULL
+            1114, // ER_RECORD_FILE_FULL
+            1030, // ER_GET_ERRNO: the storage engine failed
+            1015, 1016, 1017, 1034, 1194, 1195, // files that cannot be locked, opened or found; crashed tables
+            1037, 1038, 1041, // out of memory
+            1040, 1203, 1226, 1637, // too many connections, user resources or transactions
+            1044, 1045, 1142, 1143, 1227, // access denied
+            1364, // a column the service does not write has no default: the schema, for every row
+            1180, 1181, // commit or rollback failed
+            1205, 1213, // lock wait timeout, deadlock
+            1053, 1317, 1927, 1969, 3024, 4031); // shutdown, interrupted, killed, statement timeouts, idle disconnect
+
+    /** SQLSTATE classes of a row's data: a data exception (22), an integrity constraint (23). */
+    private static final Set<String> DATA_CLASSES = Set.of("22", "23");
+
+    /** Data errors whose SQLSTATE is HY000 on some servers. */
+    private static final Set<Integer> DATA_ERRORS = Set.of(
+            1366, // ER_TRUNCATED_WRONG_VALUE_FOR_FIELD
+            3819, // MySQL: a CHECK constraint
+            4025); // MariaDB: a CHECK constraint
 
     static byte[] toBytes(UUID id) {
         return ByteBuffer.allocate(16).putLong(id.getMostSignificantBits()).putLong(id.getLeastSignificantBits()).array();

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.supermarket.contract.Purchase;
 import com.supermarket.contract.PurchaseItem;
+import com.supermarket.purchases.storage.PurchaseRepository.Fault;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.util.List;
@@ -34,15 +35,15 @@ class DynamoDbItemMappingTest {
     }
 
     @Test
-    void throttlingAndLostConnectionsAreTransientAValidationErrorIsNot() {
+    void throttlingAndLostConnectionsAreTheStoresAValidationErrorIsNotKnownToBe() {
         var repository = new DynamoDbPurchaseRepository(null,
                 new DynamoDbProperties("", "us-east-1", "t", false, 8, java.time.Duration.ZERO, java.time.Duration.ZERO,
                         java.time.Duration.ofSeconds(1)));
 
-        assertThat(repository.isTransient(SdkClientException.create("connection refused"))).isTrue();
-        assertThat(repository.isTransient((RuntimeException) ProvisionedThroughputExceededException.builder()
-                .statusCode(400).message("slow down").build())).isTrue();
-        assertThat(repository.isTransient((RuntimeException) DynamoDbException.builder().statusCode(400)
-                .message("One or more parameter values were invalid").build())).isFalse();
+        assertThat(repository.faultOf(SdkClientException.create("connection refused"))).isEqualTo(Fault.STORE);
+        assertThat(repository.faultOf((RuntimeException) ProvisionedThroughputExceededException.builder()
+                .statusCode(400).message("slow down").build())).isEqualTo(Fault.STORE);
+        assertThat(repository.faultOf((RuntimeException) DynamoDbException.builder().statusCode(400)
+                .message("One or more parameter values were invalid").build())).isEqualTo(Fault.UNKNOWN);
     }
 }
