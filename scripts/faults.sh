@@ -14,7 +14,9 @@
 # duplicated; and throughput (201s per second of the run) relative to the no-fault run. Stops
 # what it started and deletes the vhost and database. The machine's RabbitMQ
 # and MariaDB are never stopped: a broker restart or database outage is every link through the
-# proxy cut at once.
+# proxy cut at once. Three faults change a setting of the machine's own server for their
+# --outage-for s and set it back (also when the script is stopped): db-read-only, broker-alarm;
+# redis-freeze goes through a proxy on the idempotency store's link.
 #
 # Usage: scripts/faults.sh [options]
 #   --fault NAME       run one fault (repeatable); NAME is one of
@@ -32,6 +34,14 @@
 #                                                the broker link, for --degrade-for s
 #                        db-outage               the same cut as broker-restart on the database link
 #                        db-loss, db-latency     as broker-loss and broker-latency, database link
+#                        db-read-only            the database refuses every write for
+#                                                --outage-for s (SET GLOBAL read_only; the
+#                                                service writes as a user with SELECT and
+#                                                INSERT only, to whom it applies)
+#                        broker-alarm            a memory alarm on the broker for --outage-for
+#                                                s (every publisher blocked, consumers not)
+#                        redis-freeze            the idempotency store's link frozen (no bytes,
+#                                                connections kept) for --outage-for s
 #                        late-retry              no failure: stores 1..--late-retries each send
 #                                                their first accepted purchase again (same key
 #                                                and body, as after a lost 201) after
@@ -65,8 +75,9 @@
 # it is a row of the table saying so, and the next fault runs).
 # Environment: as scripts/run-local.sh (API_PORT, STORE_PORT, ..., SERVICE_JAVA_OPTS);
 # FAULTS_NAME (default "faults") names the vhosts (<name>-<fault>) and databases;
-# FAULTS_PROXY_PORT (default 17670): the proxies listen on it and the next three ports (broker
-# link, its control port, database link, its control port). node-loss needs root and the
+# FAULTS_PROXY_PORT (default 17670): the proxies listen on it and the next five ports (broker
+# link, its control port, database link, its control port, idempotency store link, its control
+# port). node-loss needs root and the
 # rabbitmq-server package, and stops the cluster (deleting its data) after its run.
 set -euo pipefail
 
@@ -77,7 +88,8 @@ if [[ "${1:-}" == "-h" || "${1:-}" == "--help" ]]; then
 fi
 
 ALL_FAULTS=(none kill-purchase-api kill-store-service kill-purchases-service
-  broker-restart broker-loss broker-latency db-outage db-loss db-latency late-retry node-loss)
+  broker-restart broker-loss broker-latency db-outage db-loss db-latency db-read-only broker-alarm redis-freeze
+  late-retry node-loss)
 faults=()
 stores=16
 per_hour=200
@@ -131,6 +143,8 @@ BROKER_PROXY_PORT="$PROXY_PORT"
 BROKER_CONTROL_PORT=$((PROXY_PORT + 1))
 DB_PROXY_PORT=$((PROXY_PORT + 2))
 DB_CONTROL_PORT=$((PROXY_PORT + 3))
+REDIS_PROXY_PORT=$((PROXY_PORT + 4))
+REDIS_CONTROL_PORT=$((PROXY_PORT + 5))
 # A small JVM for each proxy: it only copies bytes.
 PROXY_JAVA_OPTS="${PROXY_JAVA_OPTS:--Xmx128m -XX:+UseSerialGC -XX:TieredStopAtLevel=1}"
 # MariaDB's greeting now comes through the proxy's JVM, which a busy machine may not schedule
@@ -139,11 +153,25 @@ export MYSQL_CONNECTION_TIMEOUT_MS="${MYSQL_CONNECTION_TIMEOUT_MS:-10000}"
 
 VHOST=""
 DATABASE=""
+DB_USER=""
 RUN_PID=""
+root_sql() { mysql -uroot -h127.0.0.1 -e "$1"; }
 drop_sandbox() {
   [[ -z "$VHOST" ]] || rabbitmqctl -q delete_vhost "$VHOST" >/dev/null 2>&1 || true
-  [[ -z "$DATABASE" ]] || mysql -uroot -h127.0.0.1 -e "DROP DATABASE IF EXISTS \`$DATABASE\`" >/dev/null 2>&1 || true
-  VHOST="" DATABASE=""
+  [[ -z "$DATABASE" ]] || root_sql "DROP DATABASE IF EXISTS \`$DATABASE\`" >/dev/null 2>&1 || true
+  [[ -z "$DB_USER" ]] || root_sql "DROP USER IF EXISTS '$DB_USER'@'%'" >/dev/null 2>&1 || true
+  VHOST="" DATABASE="" DB_USER=""
+}
+
+# The settings db-read-only and broker-alarm change on the machine's servers, set back at the
+# end of the fault and whenever a run ends (restore_servers is idempotent).
+BROKER_WATERMARK=""
+restore_servers() {
+  root_sql "SET GLOBAL read_only = OFF" >/dev/null 2>&1 || true
+  if [[ -n "$BROKER_WATERMARK" ]]; then
+    rabbitmqctl -q set_vm_memory_high_watermark "$BROKER_WATERMARK" >/dev/null 2>&1 || true
+    BROKER_WATERMARK=""
+  fi
 }
 cleanup() {
   local status=$?
@@ -153,6 +181,7 @@ cleanup() {
     wait "$RUN_PID" 2>/dev/null || true
   fi
   stop_started
+  restore_servers
   drop_sandbox
   stop_cluster
   log "results in $RUN_DIR"
@@ -194,6 +223,7 @@ inject() {
   case "$1" in
     broker-*) control="$BROKER_CONTROL_PORT" ;;
     db-*) control="$DB_CONTROL_PORT" ;;
+    redis-*) control="$REDIS_CONTROL_PORT" ;;
   esac
   case "$1" in
     none | late-retry) return 0 ;;
@@ -226,6 +256,27 @@ inject() {
       "$ROOT/scripts/rabbitmq-cluster.sh" start-node "$node" >>"$RUN_DIR/cluster.log" 2>&1 \
         || die "cluster node sm$node did not start again; see $RUN_DIR/cluster.log"
       log "fault: sm$node is back"
+      ;;
+    db-read-only)
+      log "fault: the database refuses every write (read_only) for ${outage_for}s"
+      root_sql "SET GLOBAL read_only = ON"
+      sleep "$outage_for"
+      restore_servers
+      ;;
+    broker-alarm)
+      # The broker's own setting, read back so that exactly it is restored (e.g. 0.4).
+      BROKER_WATERMARK="$(rabbitmqctl -q eval 'vm_memory_monitor:get_vm_memory_high_watermark().' | tr -d '\r\n')"
+      [[ "$BROKER_WATERMARK" =~ ^[0-9.]+$ ]] || die "cannot read the broker's memory watermark (got '$BROKER_WATERMARK')"
+      log "fault: a memory alarm on the broker (watermark $BROKER_WATERMARK -> 0.000001) for ${outage_for}s"
+      rabbitmqctl -q set_vm_memory_high_watermark 0.000001 >/dev/null
+      sleep "$outage_for"
+      restore_servers
+      ;;
+    redis-freeze)
+      log "fault: the idempotency store's link frozen for ${outage_for}s"
+      proxy_ctl "$control" freeze
+      sleep "$outage_for"
+      proxy_ctl "$control" restore
       ;;
     *-loss | *-latency)
       if [[ "$1" == *-loss ]]; then proxy_ctl "$control" loss "$loss"; else proxy_ctl "$control" latency "$latency_ms"; fi
@@ -267,9 +318,22 @@ run_fault() {
     unset RABBITMQ_ADDRESSES
     export RABBITMQ_HOST=127.0.0.1 RABBITMQ_PORT="$BROKER_PROXY_PORT"
   fi
-  # ... and the database through the database link's proxy.
+  # ... the database through the database link's proxy ...
   start_proxy db-proxy "$DB_PROXY_PORT" 127.0.0.1:3306 "$DB_CONTROL_PORT"
   MYSQL_URL="jdbc:mysql://127.0.0.1:$DB_PROXY_PORT/$DATABASE?createDatabaseIfNotExist=true&connectTimeout=10000"
+  if [[ "$fault" == db-read-only ]]; then
+    # read_only spares users with SUPER, such as root: the service writes as a user of the run's
+    # own with the rights it needs (SELECT, INSERT), root only migrates.
+    DB_USER="h_${NAME//-/_}"
+    local password; password="$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')"
+    root_sql "CREATE DATABASE \`$DATABASE\`; DROP USER IF EXISTS '$DB_USER'@'%';
+      CREATE USER '$DB_USER'@'%' IDENTIFIED BY '$password';
+      GRANT SELECT, INSERT ON \`$DATABASE\`.* TO '$DB_USER'@'%'"
+    export MYSQL_USERNAME="$DB_USER" MYSQL_PASSWORD="$password" MYSQL_MIGRATION_USERNAME=root MYSQL_MIGRATION_PASSWORD=
+  fi
+  # ... and the idempotency store through its link's proxy.
+  start_proxy redis-proxy "$REDIS_PROXY_PORT" 127.0.0.1:6379 "$REDIS_CONTROL_PORT"
+  export IDEMPOTENCY_REDIS_URL="redis://127.0.0.1:$REDIS_PROXY_PORT/0"
   STORE_STATE_DIR="$RUN_DIR/store-state-$fault"
   log "run: fault $fault, $stores stores x $per_hour purchases/hour, vhost ${VHOST:-/ on the cluster}, database $DATABASE"
   start_platform mysql
@@ -336,7 +400,7 @@ for fault in "${faults[@]}"; do
   # Each run in a subshell that cleans up after itself, so a run that breaks (a service that
   # does not start, a run past --timeout) is a row of the table, not the end of the experiment.
   # In the background, so that a TERM or Ctrl-C of this script reaches it at once (cleanup()).
-  ( trap 'stop_started; drop_sandbox; stop_cluster' EXIT; trap 'exit 130' INT; trap 'exit 143' TERM
+  ( trap 'stop_started; restore_servers; drop_sandbox; stop_cluster' EXIT; trap 'exit 130' INT; trap 'exit 143' TERM
     run_fault "$fault" ) &
   RUN_PID=$!
   if wait "$RUN_PID" && [[ -f "$RUN_DIR/$fault.counts" ]]; then
