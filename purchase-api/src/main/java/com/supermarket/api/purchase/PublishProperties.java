@@ -58,14 +58,14 @@ record PublishProperties(@DefaultValue("true") boolean persistent,
      *                         ({@code PUBLISH_BATCH_BUCKETS}); more buckets spread better over
      *                         shards, fewer make larger batches
      * @param maxInFlight      batches published and not yet confirmed ({@code PUBLISH_MAX_IN_FLIGHT})
-     * @param maxClaimsInFlight keyed batches whose {@code Idempotency-Key}s are being claimed in
-     *                         the idempotency store, or are claimed and wait for an in-flight
-     *                         permit ({@code PUBLISH_MAX_CLAIMS_IN_FLIGHT}); a claim holds no
-     *                         in-flight permit, so this bounds what a store that does not answer
-     *                         holds (at most this many x max-size purchases); a keyed batch beyond
-     *                         it is refused at once with {@code 503}. A claim takes a round trip
-     *                         to Redis (well under a millisecond on a LAN), so a handful await it
-     *                         at a time; the default leaves room for a slower link
+     * @param maxClaimsInFlight claims of {@code Idempotency-Key}s sent to the idempotency store
+     *                         and not yet answered ({@code PUBLISH_MAX_CLAIMS_IN_FLIGHT});
+     *                         a claim holds no in-flight permit, so this bounds what a store that
+     *                         does not answer holds. Keyed purchases that come while every slot is
+     *                         taken gather into the next claim, and are answered {@code 503} once
+     *                         they waited the store's timeout or a claim failed meanwhile. A claim
+     *                         is one pipelined round trip (well under a millisecond on a LAN), so a
+     *                         few are out at a time; the default leaves room for a slower link
      * @param queueCapacity    purchases waiting to be batched; beyond it a request is refused at
      *                         once ({@code PUBLISH_QUEUE_CAPACITY})
      * @param admissionTimeout how long a purchase may wait for its batch to be let in flight

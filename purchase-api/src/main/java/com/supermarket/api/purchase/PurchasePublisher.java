@@ -60,14 +60,17 @@ import org.springframework.stereotype.Component;
  *
  * <p>Purchases with an {@code Idempotency-Key}, when an {@link IdempotencyStore} is configured:
  * the sender splits them from the batch it cut, publishes the unkeyed rest at once with the
- * batch's in-flight permit, and claims the keys of the keyed part in one round trip without
- * waiting for the answer. The claim holds no in-flight permit, so a store that answers slowly or
- * not at all never holds up the unkeyed purchases; instead at most {@code max-claims-in-flight}
- * keyed batches may await their claims (or, claimed, a permit), and a keyed part beyond that is
- * refused at once ({@link Reason#IDEMPOTENCY_UNAVAILABLE}), which bounds the memory a frozen
- * store holds. The answer goes to the {@code purchase-keyed-sender} thread, which takes an
- * in-flight permit (within the admission timeout plus the store's longest wait, from the
- * oldest purchase's arrival; else {@link Reason#OVERLOADED}) and publishes. A key already bound
+ * batch's in-flight permit, and has the keys of the keyed part claimed in one round trip without
+ * waiting for the answer. A claim holds no in-flight permit, so a store that answers slowly or
+ * not at all never holds up the unkeyed purchases. Claims hold one of {@code max-claims-in-flight}
+ * slots instead, from the claim until the store's answer; the keyed parts
+ * that come while every slot is taken gather and leave together in the next claim (the natural
+ * batch again), and are refused ({@link Reason#IDEMPOTENCY_UNAVAILABLE}) once they waited the
+ * store's longest wait or a claim failed meanwhile. So a frozen store holds a bounded number of
+ * claims, and a keyed purchase is answered within about that wait. The answer goes to the
+ * {@code purchase-keyed-sender} thread, which takes an in-flight permit (within the admission
+ * timeout plus the store's longest wait, from the oldest purchase's arrival; else
+ * {@link Reason#OVERLOADED}) and publishes. A key already bound
  * to another purchase's fingerprint completes that purchase with an
  * {@link IdempotencyConflictException} (422) and takes it out of the batch; the same fingerprint
  * is a retry and is published as before (the consumers deduplicate its id). A store that does
@@ -75,8 +78,10 @@ import org.springframework.stereotype.Component;
  * published for it). Purchases without a key never touch it.
  *
  * <p>Thread-safe: request threads only enqueue and wait on their own future; the sender thread
- * alone touches the grouping state; the keyed sender only takes permits, publishes and answers; confirm callbacks (the AMQP connection's thread, or the
- * timeout's) complete futures, each exactly once because each purchase sits in exactly one
+ * alone touches the grouping state; the keyed parts awaiting a claim are guarded by their
+ * queue's monitor, taken by the sender and the threads that complete claims; the keyed sender
+ * only takes permits, publishes and answers; confirm callbacks (the AMQP connection's thread, or the timeout's)
+ * complete futures, each exactly once because each purchase sits in exactly one
  * batch and a batch is settled by the first of its confirm or its timeout.
  */
 @Component
@@ -95,7 +100,7 @@ class PurchasePublisher implements DisposableBean {
     private final Deadlines deadlines;
     private final BlockingQueue<Pending> queue;
     private final Semaphore inFlight;
-    /** Claims of keys sent to the store and not yet answered, published or refused. */
+    /** Claims of keys sent to the store and not yet answered. */
     private final Semaphore claimsInFlight;
     /** The keyed parts of the batches cut, waiting for a claim slot, oldest first; guarded by itself. */
     private final ArrayDeque<KeyedPart> awaitingClaim = new ArrayDeque<>();
@@ -170,7 +175,8 @@ class PurchasePublisher implements DisposableBean {
         CompletableFuture<Void> done = submit(purchase);
         // Untimed: every future is settled within admission + key check + confirm timeout (the
         // sender refuses the overdue, the keyed sender a claimed batch overdue by as much, the key
-        // check and the confirm have deadlines, a stop refuses what waits). A timed wait of a virtual thread costs more (see Deadlines).
+        // check and the confirm have deadlines, a stop refuses what waits). A timed wait of a
+        // virtual thread costs more (see Deadlines).
         try {
             done.get();
         } catch (ExecutionException e) {
@@ -353,11 +359,11 @@ class PurchasePublisher implements DisposableBean {
 
     /**
      * While a claim slot is free, claims the keys of every keyed part waiting, in one round trip,
-     * without waiting for the answer; the answer (on the store's I/O thread) hands them to the
-     * keyed sender thread, which publishes what may be published, frees the slot and calls this
-     * again. What waits while every slot is taken gathers into the next claim: the natural batch.
-     * A part that waited a whole store timeout for a slot is refused: the store is not answering.
-     * Called by the sender and the keyed sender.
+     * without waiting for the answer; the answer frees the slot and calls this again (on the
+     * store's thread), and hands the parts to the keyed sender thread, which publishes what may
+     * be published. What waits while every slot is taken gathers into the next claim: the natural
+     * batch. A part that waited a whole store timeout for a slot is refused: the store is not
+     * answering. Called by the sender and on the store's answers.
      */
     private void claimWaiting() {
         while (claimsInFlight.tryAcquire()) {
@@ -401,36 +407,37 @@ class PurchasePublisher implements DisposableBean {
         } catch (RuntimeException e) {
             outcomes = CompletableFuture.failedFuture(e);
         }
-        outcomes.whenCompleteAsync((claimed, error) -> {
-            try {
-                idempotencyLatency.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
-                int next = 0;
-                for (KeyedPart part : parts) {
-                    List<Pending> keyed = part.purchases();
-                    List<Outcome> own = claimed == null ? null : claimed.subList(next, next + keyed.size());
-                    next += keyed.size();
-                    List<Pending> publishable;
-                    try {
-                        publishable = afterClaims(keyed, own, error);
-                    } catch (RuntimeException e) {
-                        // A bug: the batch still gets its answers (answering twice is harmless).
-                        log.error("checking the keys of a batch failed", e);
-                        answer(keyed, new PublishRefusedException(Reason.IDEMPOTENCY_UNAVAILABLE,
-                                "the Idempotency-Key could not be checked; retry later with the same Idempotency-Key", e));
-                        continue;
-                    }
-                    if (!publishable.isEmpty()) {
-                        admitAndPublish(part.routingKey(), publishable);
-                    }
-                }
-            } finally {
-                claimsInFlight.release();
-            }
+        // The slot is the store's round trip only: freed on the answer's thread, not behind the
+        // keyed sender's waits for permits, so that what waits for a slot waits for the store.
+        outcomes.whenComplete((claimed, error) -> {
+            idempotencyLatency.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+            claimsInFlight.release();
             if (error != null) {
                 // Those that came meanwhile would wait for a claim as long again: answer them now.
                 refuseAwaitingClaim(storeNotAnswering("a claim before it failed: " + rootMessage(error)));
             }
             claimWaiting();
+        });
+        outcomes.whenCompleteAsync((claimed, error) -> {
+            int next = 0;
+            for (KeyedPart part : parts) {
+                List<Pending> keyed = part.purchases();
+                List<Outcome> own = claimed == null ? null : claimed.subList(next, next + keyed.size());
+                next += keyed.size();
+                List<Pending> publishable;
+                try {
+                    publishable = afterClaims(keyed, own, error);
+                } catch (RuntimeException e) {
+                    // A bug: the batch still gets its answers (answering twice is harmless).
+                    log.error("checking the keys of a batch failed", e);
+                    answer(keyed, new PublishRefusedException(Reason.IDEMPOTENCY_UNAVAILABLE,
+                            "the Idempotency-Key could not be checked; retry later with the same Idempotency-Key", e));
+                    continue;
+                }
+                if (!publishable.isEmpty()) {
+                    admitAndPublish(part.routingKey(), publishable);
+                }
+            }
         }, keyedSender);
     }
 
@@ -636,8 +643,9 @@ class PurchasePublisher implements DisposableBean {
         sender.join(properties.confirmTimeout().toMillis());
         // Keyed purchases awaiting their claims, or a permit after them, are published by the keyed sender.
         long claimWait = idempotency.maxWait().toMillis() + settings.admissionTimeout().toMillis();
-        if (claimsInFlight.tryAcquire(settings.maxClaimsInFlight(), claimWait, TimeUnit.MILLISECONDS)) {
-            refuseAwaitingClaim(shuttingDown());
+        boolean claimsDone = claimsInFlight.tryAcquire(settings.maxClaimsInFlight(), claimWait, TimeUnit.MILLISECONDS);
+        refuseAwaitingClaim(shuttingDown());
+        if (claimsDone) {
             claimsInFlight.release(settings.maxClaimsInFlight());
         }
         if (inFlight.tryAcquire(settings.maxInFlight(), properties.confirmTimeout().toMillis(), TimeUnit.MILLISECONDS)) {

@@ -57,7 +57,7 @@ import org.slf4j.LoggerFactory;
  * on the class path; the API ships with NIO, so there the claim timeouts do that work.
  *
  * <p>Thread-safe: {@link #claim} may be called from any thread (the publisher calls it from its
- * sender thread); the connection in use is swapped by compare-and-set, and the pipelined write
+ * sender and its keyed sender threads); the connection in use is swapped by compare-and-set, and the pipelined write
  * holds the connection's monitor (uncontended but for a claim that waited for the connection to
  * open, written on Lettuce's thread) because auto-flush is switched off around it. The futures
  * complete on Lettuce's I/O thread or the {@link Deadlines} thread; {@link #close} once, at
