@@ -16,6 +16,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -29,6 +30,9 @@ import java.util.concurrent.locks.LockSupport;
  *       database outage, without touching the shared service behind the proxy.</li>
  *   <li>{@link #freeze()} stops the bytes on existing and new connections without closing them,
  *       as a network partition does.</li>
+ *   <li>{@link #freezeOpenConnections()} stops the bytes on the connections open now only, for
+ *       good, while new connections go through: a dead link (a peer gone without a reset, a lost
+ *       NAT entry) that only a client which drops it and connects again gets past.</li>
  *   <li>{@link #latency(Duration)} holds every chunk of bytes that long, each way.</li>
  *   <li>{@link #loss(double)}: packet loss as TCP's users see it. TCP retransmits a lost
  *       segment, so no byte is ever lost or reordered on the connection; the stream stalls until
@@ -55,6 +59,9 @@ public final class TcpProxy implements AutoCloseable {
     private volatile boolean connected = true;
     private volatile long refuseUntilNanos;
     private volatile boolean frozen;
+    /** Connections numbered up to this one are frozen ({@link #freezeOpenConnections()}); -1: none. */
+    private volatile long frozenThrough = -1;
+    private final AtomicLong opened = new AtomicLong();
     private volatile long latencyNanos;
     private volatile double lossFraction;
     private volatile boolean closed;
@@ -104,6 +111,14 @@ public final class TcpProxy implements AutoCloseable {
         frozen = true;
     }
 
+    /**
+     * Stops forwarding bytes on the connections open now, without closing them, until
+     * {@link #restore()}; connections opened afterwards are not touched.
+     */
+    public void freezeOpenConnections() {
+        frozenThrough = opened.get();
+    }
+
     /** Holds every chunk this long before forwarding it, in each direction. */
     public void latency(Duration latency) {
         latencyNanos = latency.toNanos();
@@ -123,6 +138,7 @@ public final class TcpProxy implements AutoCloseable {
         lossFraction = 0;
         refuseUntilNanos = System.nanoTime();
         frozen = false;
+        frozenThrough = -1;
         connected = true;
         synchronized (this) {
             notifyAll();
@@ -141,6 +157,8 @@ public final class TcpProxy implements AutoCloseable {
                 : refusingMillis > 0 ? "cut(" + refusingMillis + "ms left)" : "connected");
         if (frozen) {
             state.append(" frozen");
+        } else if (frozenThrough >= 0) {
+            state.append(" frozen-open");
         }
         state.append(" latency=").append(TimeUnit.NANOSECONDS.toMillis(latencyNanos)).append("ms")
                 .append(" loss=").append(lossFraction)
@@ -197,8 +215,9 @@ public final class TcpProxy implements AutoCloseable {
             closeQuietly(client);
             closeQuietly(upstream);
         }
-        new Direction(client, upstream).start();
-        new Direction(upstream, client).start();
+        long ordinal = opened.incrementAndGet();
+        new Direction(client, upstream, ordinal).start();
+        new Direction(upstream, client, ordinal).start();
     }
 
     /** A chunk of bytes read from one end, and when it may be written to the other. */
@@ -210,12 +229,14 @@ public final class TcpProxy implements AutoCloseable {
         private static final Chunk END = new Chunk(new byte[0], 0);
         private final Socket from;
         private final Socket to;
+        private final long ordinal;
         private final BlockingQueue<Chunk> chunks = new ArrayBlockingQueue<>(CHUNKS_IN_FLIGHT);
         private long lastDue; // the reader's only
 
-        Direction(Socket from, Socket to) {
+        Direction(Socket from, Socket to, long ordinal) {
             this.from = from;
             this.to = to;
+            this.ordinal = ordinal;
         }
 
         void start() {
@@ -266,8 +287,8 @@ public final class TcpProxy implements AutoCloseable {
                     for (long wait; (wait = chunk.dueNanos() - System.nanoTime()) > 0; ) {
                         LockSupport.parkNanos(wait);
                     }
-                    if (frozen) {
-                        awaitThaw();
+                    if (frozen(ordinal)) {
+                        awaitThaw(ordinal);
                     }
                     out.write(chunk.bytes());
                     out.flush();
@@ -283,8 +304,12 @@ public final class TcpProxy implements AutoCloseable {
         }
     }
 
-    private synchronized void awaitThaw() throws InterruptedException {
-        while (frozen && !closed) {
+    private boolean frozen(long ordinal) {
+        return frozen || ordinal <= frozenThrough;
+    }
+
+    private synchronized void awaitThaw(long ordinal) throws InterruptedException {
+        while (frozen(ordinal) && !closed) {
             wait(100);
         }
     }

@@ -1,6 +1,7 @@
 package com.supermarket.contract.testing;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import java.io.IOException;
@@ -9,6 +10,7 @@ import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.Random;
 import org.junit.jupiter.api.AfterEach;
@@ -116,6 +118,24 @@ class TcpProxyTest {
         proxy.restore();
         try (Socket socket = connect()) {
             assertThat(roundTripMillis(socket)).isLessThan(1000);
+        }
+    }
+
+    @Test
+    void freezingTheOpenConnectionsStopsTheirBytesForGoodWhileANewConnectionGoesThrough() throws Exception {
+        try (Socket dead = connect()) {
+            roundTripMillis(dead);
+            proxy.freezeOpenConnections();
+            dead.setSoTimeout(500);
+            dead.getOutputStream().write(42);
+            assertThatThrownBy(() -> dead.getInputStream().read()).isInstanceOf(SocketTimeoutException.class);
+            try (Socket fresh = connect()) {
+                assertThat(roundTripMillis(fresh)).isLessThan(1000);
+            }
+            assertThat(proxy.describe()).contains("frozen-open");
+            proxy.restore();
+            dead.setSoTimeout(5000);
+            assertThat(dead.getInputStream().read()).as("the held byte, once restored").isEqualTo(42);
         }
     }
 

@@ -58,6 +58,14 @@ record PublishProperties(@DefaultValue("true") boolean persistent,
      *                         ({@code PUBLISH_BATCH_BUCKETS}); more buckets spread better over
      *                         shards, fewer make larger batches
      * @param maxInFlight      batches published and not yet confirmed ({@code PUBLISH_MAX_IN_FLIGHT})
+     * @param maxClaimsInFlight claims of {@code Idempotency-Key}s sent to the idempotency store
+     *                         and not yet answered ({@code PUBLISH_MAX_CLAIMS_IN_FLIGHT});
+     *                         a claim holds no in-flight permit, so this bounds what a store that
+     *                         does not answer holds. Keyed purchases that come while every slot is
+     *                         taken gather into the next claim, and are answered {@code 503} once
+     *                         they waited the store's timeout or a claim failed meanwhile. A claim
+     *                         is one pipelined round trip (well under a millisecond on a LAN), so a
+     *                         few are out at a time; the default leaves room for a slower link
      * @param queueCapacity    purchases waiting to be batched; beyond it a request is refused at
      *                         once ({@code PUBLISH_QUEUE_CAPACITY})
      * @param admissionTimeout how long a purchase may wait for its batch to be let in flight
@@ -68,13 +76,14 @@ record PublishProperties(@DefaultValue("true") boolean persistent,
                  @DefaultValue("2ms") Duration maxGap,
                  @DefaultValue("2") int buckets,
                  @DefaultValue("2") int maxInFlight,
+                 @DefaultValue("16") int maxClaimsInFlight,
                  @DefaultValue("20000") int queueCapacity,
                  @DefaultValue("1s") Duration admissionTimeout) {
 
         Batch {
-            if (maxSize < 1 || buckets < 1 || maxInFlight < 1 || queueCapacity < 1) {
-                throw new IllegalArgumentException(
-                        "platform.publish.batch max-size, buckets, max-in-flight and queue-capacity must be positive");
+            if (maxSize < 1 || buckets < 1 || maxInFlight < 1 || maxClaimsInFlight < 1 || queueCapacity < 1) {
+                throw new IllegalArgumentException("platform.publish.batch max-size, buckets, max-in-flight,"
+                        + " max-claims-in-flight and queue-capacity must be positive");
             }
             if (maxDelay.isNegative() || maxGap.isNegative() || admissionTimeout.isNegative() || admissionTimeout.isZero()) {
                 throw new IllegalArgumentException(

@@ -59,17 +59,29 @@ import org.springframework.stereotype.Component;
  * {@code admission-timeout}, is refused with {@link Reason#OVERLOADED}, never parked.
  *
  * <p>Purchases with an {@code Idempotency-Key}, when an {@link IdempotencyStore} is configured:
- * before a batch is published, the sender claims the keys of its keyed purchases in one round
- * trip, and goes on with the next batch meanwhile; the answer hands the batch (still holding its
- * in-flight permit) to the {@code purchase-keyed-sender} thread, which publishes it. A key already bound to another purchase's fingerprint completes that purchase with an
+ * the sender splits them from the batch it cut, publishes the unkeyed rest at once with the
+ * batch's in-flight permit, and has the keys of the keyed part claimed in one round trip without
+ * waiting for the answer. A claim holds no in-flight permit, so a store that answers slowly or
+ * not at all never holds up the unkeyed purchases. Claims hold one of {@code max-claims-in-flight}
+ * slots instead, from the claim until the store's answer; the keyed parts
+ * that come while every slot is taken gather and leave together in the next claim (the natural
+ * batch again), and are refused ({@link Reason#IDEMPOTENCY_UNAVAILABLE}) once they waited the
+ * store's longest wait or a claim failed meanwhile. So a frozen store holds a bounded number of
+ * claims, and a keyed purchase is answered within about that wait. The answer goes to the
+ * {@code purchase-keyed-sender} thread, which takes an in-flight permit (within the admission
+ * timeout plus the store's longest wait, from the oldest purchase's arrival; else
+ * {@link Reason#OVERLOADED}) and publishes. A key already bound
+ * to another purchase's fingerprint completes that purchase with an
  * {@link IdempotencyConflictException} (422) and takes it out of the batch; the same fingerprint
  * is a retry and is published as before (the consumers deduplicate its id). A store that does
- * not answer refuses the batch's keyed purchases ({@link Reason#IDEMPOTENCY_UNAVAILABLE}, 503,
- * nothing published for them) and publishes the rest. Purchases without a key never touch it.
+ * not answer refuses the keyed part ({@link Reason#IDEMPOTENCY_UNAVAILABLE}, 503, nothing
+ * published for it). Purchases without a key never touch it.
  *
  * <p>Thread-safe: request threads only enqueue and wait on their own future; the sender thread
- * alone touches the grouping state; the keyed sender only publishes and settles; confirm callbacks (the AMQP connection's thread, or the
- * timeout's) complete futures, each exactly once because each purchase sits in exactly one
+ * alone touches the grouping state; the keyed parts awaiting a claim are guarded by their
+ * queue's monitor, taken by the sender and the threads that complete claims; the keyed sender
+ * only takes permits, publishes and answers; confirm callbacks (the AMQP connection's thread, or the timeout's)
+ * complete futures, each exactly once because each purchase sits in exactly one
  * batch and a batch is settled by the first of its confirm or its timeout.
  */
 @Component
@@ -88,6 +100,12 @@ class PurchasePublisher implements DisposableBean {
     private final Deadlines deadlines;
     private final BlockingQueue<Pending> queue;
     private final Semaphore inFlight;
+    /** Claims of keys sent to the store and not yet answered. */
+    private final Semaphore claimsInFlight;
+    /** The keyed parts of the batches cut, waiting for a claim slot, oldest first; guarded by itself. */
+    private final ArrayDeque<KeyedPart> awaitingClaim = new ArrayDeque<>();
+    /** The purchases in {@link #awaitingClaim}; guarded by it. */
+    private int awaitingClaimCount;
     private final Timer confirmLatency;
     private final DistributionSummary batchSize;
     private final Timer idempotencyLatency;
@@ -118,6 +136,7 @@ class PurchasePublisher implements DisposableBean {
         this.deadlines = deadlines;
         this.queue = new ArrayBlockingQueue<>(settings.queueCapacity());
         this.inFlight = new Semaphore(settings.maxInFlight());
+        this.claimsInFlight = new Semaphore(settings.maxClaimsInFlight());
         this.confirmLatency = Timer.builder("purchases.confirm.latency")
                 .description("From the publish of a batch of purchases until the broker confirmed it")
                 .publishPercentileHistogram()
@@ -138,6 +157,10 @@ class PurchasePublisher implements DisposableBean {
         this.sender = Thread.ofPlatform().name("purchase-sender").daemon().start(this::send);
     }
 
+    /** The keyed purchases of one batch the sender cut, of one routing bucket, oldest first. */
+    private record KeyedPart(String routingKey, List<Pending> purchases) {
+    }
+
     /** One purchase waiting for its batch's confirm; {@code claim} is null unless its key is to be checked. */
     private record Pending(String routingKey, byte[] encoded, Claim claim, long enqueuedNanos, CompletableFuture<Void> done) {
     }
@@ -151,8 +174,9 @@ class PurchasePublisher implements DisposableBean {
     void publish(PurchaseRequest request) {
         CompletableFuture<Void> done = submit(request);
         // Untimed: every future is settled within admission + key check + confirm timeout (the
-        // sender refuses the overdue, the key check and the confirm have deadlines, a stop refuses
-        // what waits). A timed wait of a virtual thread costs more (see Deadlines).
+        // sender refuses the overdue, the keyed sender a claimed batch overdue by as much, the key
+        // check and the confirm have deadlines, a stop refuses what waits). A timed wait of a
+        // virtual thread costs more (see Deadlines).
         try {
             done.get();
         } catch (ExecutionException e) {
@@ -305,23 +329,76 @@ class PurchasePublisher implements DisposableBean {
     }
 
     /**
-     * Publishes a batch (holding one in-flight permit). One with keyed purchases first has their
-     * keys claimed, without the sender waiting for the answer: the answer (on the store's I/O
-     * thread) hands the batch to the keyed sender thread, which publishes what may be published.
+     * Publishes a batch cut by the sender, which holds one in-flight permit for it. Its keyed
+     * purchases leave it: they wait for a claim (see {@link #claimWaiting}), without a permit.
      */
     private void claimAndPublish(String routingKey, List<Pending> batch) {
-        List<Claim> claims = null;
+        List<Pending> keyed = new ArrayList<>();
+        List<Pending> unkeyed = new ArrayList<>(batch.size());
         for (Pending pending : batch) {
-            if (pending.claim() != null) {
-                if (claims == null) {
-                    claims = new ArrayList<>();
+            (pending.claim() == null ? unkeyed : keyed).add(pending);
+        }
+        if (unkeyed.isEmpty()) {
+            inFlight.release();
+        } else {
+            publish(routingKey, unkeyed);
+        }
+        if (keyed.isEmpty()) {
+            return;
+        }
+        synchronized (awaitingClaim) {
+            if (awaitingClaimCount + keyed.size() > settings.queueCapacity()) {
+                answer(keyed, storeNotAnswering(awaitingClaimCount + " purchases await their claims"));
+                return;
+            }
+            awaitingClaim.addLast(new KeyedPart(routingKey, keyed));
+            awaitingClaimCount += keyed.size();
+        }
+        claimWaiting();
+    }
+
+    /**
+     * While a claim slot is free, claims the keys of every keyed part waiting, in one round trip,
+     * without waiting for the answer; the answer frees the slot and calls this again (on the
+     * store's thread), and hands the parts to the keyed sender thread, which publishes what may
+     * be published. What waits while every slot is taken gathers into the next claim: the natural
+     * batch. A part that waited a whole store timeout for a slot is refused: the store is not
+     * answering. Called by the sender and on the store's answers.
+     */
+    private void claimWaiting() {
+        while (claimsInFlight.tryAcquire()) {
+            List<KeyedPart> parts = new ArrayList<>();
+            synchronized (awaitingClaim) {
+                long now = System.nanoTime();
+                for (KeyedPart part = awaitingClaim.pollFirst(); part != null; part = awaitingClaim.pollFirst()) {
+                    awaitingClaimCount -= part.purchases().size();
+                    if (now - part.purchases().getFirst().enqueuedNanos() >= idempotency.maxWait().toNanos()) {
+                        answer(part.purchases(), storeNotAnswering(settings.maxClaimsInFlight() + " claims await it"));
+                    } else {
+                        parts.add(part);
+                    }
                 }
+            }
+            if (parts.isEmpty()) {
+                claimsInFlight.release();
+                synchronized (awaitingClaim) {
+                    if (awaitingClaim.isEmpty()) {
+                        return; // a part added from here on is claimed by whoever added it
+                    }
+                }
+                continue;
+            }
+            claim(parts);
+        }
+    }
+
+    /** Claims the keys of {@code parts} in one call, holding one claim slot. */
+    private void claim(List<KeyedPart> parts) {
+        List<Claim> claims = new ArrayList<>();
+        for (KeyedPart part : parts) {
+            for (Pending pending : part.purchases()) {
                 claims.add(pending.claim());
             }
-        }
-        if (claims == null) {
-            publish(routingKey, batch);
-            return;
         }
         long start = System.nanoTime();
         CompletableFuture<List<Outcome>> outcomes;
@@ -330,24 +407,79 @@ class PurchasePublisher implements DisposableBean {
         } catch (RuntimeException e) {
             outcomes = CompletableFuture.failedFuture(e);
         }
-        outcomes.whenCompleteAsync((claimed, error) -> {
+        // The slot is the store's round trip only: freed on the answer's thread, not behind the
+        // keyed sender's waits for permits, so that what waits for a slot waits for the store.
+        outcomes.whenComplete((claimed, error) -> {
             idempotencyLatency.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
-            List<Pending> publishable;
-            try {
-                publishable = afterClaims(batch, claimed, error);
-            } catch (RuntimeException e) {
-                // A bug: the batch still gets its answers and its permit back (settling twice is harmless).
-                log.error("checking the keys of a batch failed", e);
-                settle(batch, new PublishRefusedException(Reason.IDEMPOTENCY_UNAVAILABLE,
-                        "the Idempotency-Key could not be checked; retry later with the same Idempotency-Key", e));
-                return;
+            claimsInFlight.release();
+            if (error != null) {
+                // Those that came meanwhile would wait for a claim as long again: answer them now.
+                refuseAwaitingClaim(storeNotAnswering("a claim before it failed: " + rootMessage(error)));
             }
-            if (publishable.isEmpty()) {
-                inFlight.release();
-            } else {
-                publish(routingKey, publishable);
+            claimWaiting();
+        });
+        outcomes.whenCompleteAsync((claimed, error) -> {
+            int next = 0;
+            for (KeyedPart part : parts) {
+                List<Pending> keyed = part.purchases();
+                List<Outcome> own = claimed == null ? null : claimed.subList(next, next + keyed.size());
+                next += keyed.size();
+                List<Pending> publishable;
+                try {
+                    publishable = afterClaims(keyed, own, error);
+                } catch (RuntimeException e) {
+                    // A bug: the batch still gets its answers (answering twice is harmless).
+                    log.error("checking the keys of a batch failed", e);
+                    answer(keyed, new PublishRefusedException(Reason.IDEMPOTENCY_UNAVAILABLE,
+                            "the Idempotency-Key could not be checked; retry later with the same Idempotency-Key", e));
+                    continue;
+                }
+                if (!publishable.isEmpty()) {
+                    admitAndPublish(part.routingKey(), publishable);
+                }
             }
         }, keyedSender);
+    }
+
+    private void refuseAwaitingClaim(PublishRefusedException refused) {
+        synchronized (awaitingClaim) {
+            for (KeyedPart part = awaitingClaim.pollFirst(); part != null; part = awaitingClaim.pollFirst()) {
+                answer(part.purchases(), refused);
+            }
+            awaitingClaimCount = 0;
+        }
+    }
+
+    private static String rootMessage(Throwable error) {
+        Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+        return String.valueOf(cause.getMessage());
+    }
+
+    private static PublishRefusedException storeNotAnswering(String why) {
+        return new PublishRefusedException(Reason.IDEMPOTENCY_UNAVAILABLE, "the Idempotency-Key could not be checked:"
+                + " the idempotency store is not answering (" + why + "); the purchase was not accepted, retry later with"
+                + " the same Idempotency-Key", null);
+    }
+
+    /**
+     * Publishes a claimed batch once it gets an in-flight permit: its purchases may wait for one
+     * as long as for any batch, plus the time the store may take to answer.
+     */
+    private void admitAndPublish(String routingKey, List<Pending> batch) {
+        long admitBy = batch.getFirst().enqueuedNanos() + settings.admissionTimeout().toNanos()
+                + idempotency.maxWait().toNanos();
+        boolean admitted;
+        try {
+            admitted = inFlight.tryAcquire(Math.max(0, admitBy - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            admitted = false;
+        }
+        if (admitted) {
+            publish(routingKey, batch);
+        } else {
+            answer(batch, overloaded());
+        }
     }
 
     /**
@@ -450,6 +582,11 @@ class PurchasePublisher implements DisposableBean {
     /** Completes every request of a batch: accepted when {@code refused} is null; frees its permit. */
     private void settle(List<Pending> batch, PublishRefusedException refused) {
         inFlight.release();
+        answer(batch, refused);
+    }
+
+    /** Completes every request of a batch: accepted when {@code refused} is null. */
+    private static void answer(List<Pending> batch, PublishRefusedException refused) {
         for (Pending pending : batch) {
             if (refused == null) {
                 pending.done().complete(null);
@@ -463,9 +600,13 @@ class PurchasePublisher implements DisposableBean {
         return "the broker did not confirm the purchase in " + properties.confirmTimeout().toMillis() + " ms; " + MAYBE_ACCEPTED;
     }
 
-    private void refuseOverdue() {
-        PublishRefusedException refused = new PublishRefusedException(Reason.OVERLOADED, "the API is overloaded ("
+    private PublishRefusedException overloaded() {
+        return new PublishRefusedException(Reason.OVERLOADED, "the API is overloaded ("
                 + settings.maxInFlight() + " batches await the broker's confirms); retry later", null);
+    }
+
+    private void refuseOverdue() {
+        PublishRefusedException refused = overloaded();
         long now = System.nanoTime();
         long timeout = settings.admissionTimeout().toNanos();
         for (ArrayDeque<Pending> bucket : waiting.values()) {
@@ -500,9 +641,14 @@ class PurchasePublisher implements DisposableBean {
         closed = true;
         sender.interrupt();
         sender.join(properties.confirmTimeout().toMillis());
-        // Batches awaiting their key claims hold permits too, and the keyed sender publishes them.
-        long wait = idempotency.maxWait().toMillis() + properties.confirmTimeout().toMillis();
-        if (inFlight.tryAcquire(settings.maxInFlight(), wait, TimeUnit.MILLISECONDS)) {
+        // Keyed purchases awaiting their claims, or a permit after them, are published by the keyed sender.
+        long claimWait = idempotency.maxWait().toMillis() + settings.admissionTimeout().toMillis();
+        boolean claimsDone = claimsInFlight.tryAcquire(settings.maxClaimsInFlight(), claimWait, TimeUnit.MILLISECONDS);
+        refuseAwaitingClaim(shuttingDown());
+        if (claimsDone) {
+            claimsInFlight.release(settings.maxClaimsInFlight());
+        }
+        if (inFlight.tryAcquire(settings.maxInFlight(), properties.confirmTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
             inFlight.release(settings.maxInFlight());
         }
         keyedSender.shutdown();

@@ -3,6 +3,7 @@ package com.supermarket.api.purchase;
 import com.supermarket.api.Deadlines;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SetArgs;
 import io.lettuce.core.SocketOptions;
@@ -12,14 +13,18 @@ import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.Delay;
+import io.lettuce.core.resource.EpollProvider;
+import io.lettuce.core.resource.ExtendedKeepAliveSupport;
+import io.lettuce.core.resource.IOUringProvider;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,24 +35,46 @@ import org.slf4j.LoggerFactory;
  * batch's claims are one pipelined write and one round trip, whatever their outcome, and the
  * caller does not wait for the replies.
  *
- * <p>Never blocks startup: the connection is opened in the background from construction, so
- * that the first purchases after a start find it open rather than pay for it (a cold JVM under
- * a full load of tills took over a second to connect, and refused its first keyed purchases
- * with {@code 503}). A claim waits for an attempt in progress up to the timeout (an attempt that
- * takes longer goes on, and a later claim picks it up); a failed attempt is retried, on a
- * claim, no sooner than one timeout after it failed, and the claims meanwhile fail at once, so
- * a Redis that comes up after the API is used from the first claim after it. Once connected,
- * Lettuce reconnects by itself (every second at most) and rejects commands while disconnected
- * rather than queueing them, so an outage refuses keyed purchases at once instead of parking
- * them.
+ * <p>Never blocks startup nor its caller: the connection is opened in the background from
+ * construction, so that the first purchases after a start find it open rather than pay for it
+ * (a cold JVM under a full load of tills took over a second to connect, and refused its first
+ * keyed purchases with {@code 503}). A claim made while an attempt is in progress is written
+ * once it succeeds, within the claim's timeout (an attempt that takes longer goes on, and later
+ * claims use it); a failed attempt is retried, on a claim, no sooner than one timeout after it
+ * failed, and the claims meanwhile fail at once, so a Redis that comes up after the API is used
+ * from the first claim after it. Once connected, Lettuce reconnects by itself (every second at
+ * most) after a reset or a close, and rejects commands while disconnected rather than queueing
+ * them, so an outage refuses keyed purchases at once instead of parking them.
  *
- * <p>Not thread-safe: {@link #claim} is called by the publisher's one sender thread only (the
- * connection's auto-flush is switched off around each pipelined write); the futures it returns
- * complete on Lettuce's I/O thread; {@link #close} once, at shutdown.
+ * <p>A dead link is dropped within seconds rather than the quarter of an hour TCP takes to give
+ * up on unacknowledged data. A link that takes bytes and never answers (a paused or wedged
+ * redis-server, a peer behind a partition whose kernel still acknowledges) is only seen by the
+ * application: once {@value #TIMEOUTS_BEFORE_RECONNECT} claims in a row timed out on one
+ * connection, it is closed and a new one opened. A silent peer on an idle link is found by TCP
+ * keepalive probes ({@link #KEEPALIVE_IDLE} idle, then every {@link #KEEPALIVE_INTERVAL},
+ * {@value #KEEPALIVE_PROBES} unanswered: ~8 s, NIO on Java 11+ sets these), and unacknowledged
+ * data by {@code TCP_USER_TIMEOUT} (the same 8 s) where Netty's epoll or io_uring transport is
+ * on the class path; the API ships with NIO, so there the claim timeouts do that work.
+ *
+ * <p>Thread-safe: {@link #claim} may be called from any thread (the publisher calls it from its
+ * sender and its keyed sender threads); the connection in use is swapped by compare-and-set, and the pipelined write
+ * holds the connection's monitor (uncontended but for a claim that waited for the connection to
+ * open, written on Lettuce's thread) because auto-flush is switched off around it. The futures
+ * complete on Lettuce's I/O thread or the {@link Deadlines} thread; {@link #close} once, at
+ * shutdown.
  */
 final class RedisIdempotencyStore implements IdempotencyStore {
 
     private static final Logger log = LoggerFactory.getLogger(RedisIdempotencyStore.class);
+    /**
+     * Claims in a row that timed out on one connection before it is taken for dead: one timeout
+     * may be a slow command or a pause of Redis; three, with no answer between them, are a link
+     * that does not answer.
+     */
+    static final int TIMEOUTS_BEFORE_RECONNECT = 3;
+    static final Duration KEEPALIVE_IDLE = Duration.ofSeconds(5);
+    static final Duration KEEPALIVE_INTERVAL = Duration.ofSeconds(1);
+    static final int KEEPALIVE_PROBES = 3;
 
     private final IdempotencyProperties properties;
     private final Deadlines deadlines;
@@ -55,13 +82,19 @@ final class RedisIdempotencyStore implements IdempotencyStore {
     private final ClientResources resources;
     private final RedisClient client;
     private final SetArgs claimArgs;
-    /** Written by the sender thread, read by {@link #close}. */
-    private volatile StatefulRedisConnection<String, String> connection;
-    private volatile CompletableFuture<StatefulRedisConnection<String, String>> connecting;
-    private long nextAttemptNanos;
-    /** When the last attempt failed; written on Lettuce's thread before its future completes. */
+    /**
+     * The connection: completed with the open link, pending while one opens, failed when the
+     * last attempt failed. Replaced by compare-and-set: a failed attempt by a claim that retries,
+     * a dead link by the thread that saw its last timeout.
+     */
+    private final AtomicReference<CompletableFuture<Link>> current = new AtomicReference<>();
+    /** When the last attempt failed, and why; written before its future fails. */
     private volatile long failedAtNanos;
-    private String lastProblem = "";
+    private volatile String lastProblem = "";
+
+    /** One open connection and how many claims in a row timed out on it. */
+    private record Link(StatefulRedisConnection<String, String> redis, AtomicInteger timeoutsInARow) {
+    }
 
     RedisIdempotencyStore(IdempotencyProperties properties, Deadlines deadlines) {
         this.properties = properties;
@@ -77,11 +110,29 @@ final class RedisIdempotencyStore implements IdempotencyStore {
         client.setOptions(ClientOptions.builder()
                 .autoReconnect(true)
                 .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-                .socketOptions(SocketOptions.builder().connectTimeout(properties.timeout()).keepAlive(true).build())
+                .socketOptions(socketOptions(properties.timeout()))
                 .timeoutOptions(TimeoutOptions.enabled(properties.timeout()))
                 .build());
         this.claimArgs = SetArgs.Builder.nx().px(properties.ttl().toMillis());
-        this.connecting = connect();
+        CompletableFuture<Link> first = new CompletableFuture<>();
+        current.set(first);
+        open(first);
+    }
+
+    private static SocketOptions socketOptions(Duration connectTimeout) {
+        SocketOptions.Builder socket = SocketOptions.builder().connectTimeout(connectTimeout);
+        if (ExtendedKeepAliveSupport.isSupported()) {
+            socket.keepAlive(SocketOptions.KeepAliveOptions.builder().enable()
+                    .idle(KEEPALIVE_IDLE).interval(KEEPALIVE_INTERVAL).count(KEEPALIVE_PROBES).build());
+        } else {
+            socket.keepAlive(true);
+        }
+        // Lettuce refuses to connect when asked for TCP_USER_TIMEOUT without a native transport.
+        if (EpollProvider.isAvailable() || IOUringProvider.isAvailable()) {
+            socket.tcpUserTimeout(SocketOptions.TcpUserTimeoutOptions.builder().enable()
+                    .tcpUserTimeout(KEEPALIVE_IDLE.plus(KEEPALIVE_INTERVAL.multipliedBy(KEEPALIVE_PROBES))).build());
+        }
+        return socket.build();
     }
 
     @Override
@@ -89,55 +140,102 @@ final class RedisIdempotencyStore implements IdempotencyStore {
         return true;
     }
 
-    /** One timeout: a claim's connection attempt and its replies share one deadline. */
+    /** One timeout: a claim's wait for the connection and its replies share one deadline. */
     @Override
     public Duration maxWait() {
         return properties.timeout();
     }
 
     /**
-     * Writes the claims at once (the caller's thread, the sender's) and answers when Redis has
-     * replied to all of them; the replies complete on Lettuce's I/O thread. Blocks only while a
-     * connection is being opened (startup, or Redis not reached yet), never for the replies.
+     * Writes the claims (on the caller's thread when the connection is open, else once it opens)
+     * and answers when Redis has replied to all of them, on Lettuce's I/O thread; or fails with
+     * an {@link IdempotencyStoreUnavailableException} at the timeout. Never waits.
      */
     @Override
     public CompletableFuture<List<Outcome>> claim(List<Claim> claims) {
-        long deadline = System.nanoTime() + properties.timeout().toNanos();
-        StatefulRedisConnection<String, String> redis;
+        long start = System.nanoTime();
+        CompletableFuture<Link> link;
         try {
-            redis = connection(deadline);
+            link = link(start);
         } catch (IdempotencyStoreUnavailableException e) {
             return CompletableFuture.failedFuture(e);
         }
+        CompletableFuture<List<Outcome>> replied = new CompletableFuture<>();
+        link.whenComplete((open, failure) -> {
+            if (failure != null) {
+                replied.completeExceptionally(unavailable("cannot connect to Redis at " + where() + " (" + lastProblem + ")",
+                        failure));
+            } else if (!replied.isDone()) { // a claim that outlived its wait for the connection binds nothing
+                write(open, claims, replied);
+            }
+        });
+        deadlines.timeOut(replied, properties.timeout().minusNanos(System.nanoTime() - start));
+        CompletableFuture<List<Outcome>> outcomes = new CompletableFuture<>();
+        replied.whenComplete((answered, error) -> {
+            if (error == null) {
+                outcomes.complete(answered);
+            } else if (error instanceof TimeoutException) {
+                outcomes.completeExceptionally(link.isDone()
+                        ? unavailable("Redis did not answer within " + properties.timeout().toMillis() + " ms", error)
+                        : unavailable("still connecting to Redis at " + where() + " after " + properties.timeout().toMillis()
+                                + " ms", error));
+            } else {
+                outcomes.completeExceptionally(error);
+            }
+        });
+        return outcomes;
+    }
+
+    /** The connection, open or opening; a failed attempt is retried once a timeout old. */
+    private CompletableFuture<Link> link(long now) {
+        CompletableFuture<Link> link = current.get();
+        if (!link.isCompletedExceptionally()) {
+            return link;
+        }
+        if (now - failedAtNanos - properties.timeout().toNanos() < 0) {
+            throw unavailable("cannot connect to Redis at " + where() + " (" + lastProblem + ")", null);
+        }
+        CompletableFuture<Link> retry = new CompletableFuture<>();
+        if (!current.compareAndSet(link, retry)) {
+            return current.get(); // another claim retried first
+        }
+        open(retry);
+        return retry;
+    }
+
+    /** Pipelines the claims on {@code link} and completes {@code replied} with what Redis answered. */
+    private void write(Link link, List<Claim> claims, CompletableFuture<List<Outcome>> replied) {
+        StatefulRedisConnection<String, String> redis = link.redis();
         RedisAsyncCommands<String, String> commands = redis.async();
         CompletableFuture<?>[] replies = new CompletableFuture<?>[claims.size()];
-        redis.setAutoFlushCommands(false);
-        try {
-            for (int i = 0; i < replies.length; i++) {
-                Claim claim = claims.get(i);
-                replies[i] = commands.setGet(properties.keyPrefix() + claim.key(), claim.fingerprint(), claimArgs)
-                        .toCompletableFuture();
+        synchronized (link) {
+            redis.setAutoFlushCommands(false);
+            try {
+                for (int i = 0; i < replies.length; i++) {
+                    Claim claim = claims.get(i);
+                    replies[i] = commands.setGet(properties.keyPrefix() + claim.key(), claim.fingerprint(), claimArgs)
+                            .toCompletableFuture();
+                }
+                redis.flushCommands();
+            } catch (RuntimeException e) {
+                replied.completeExceptionally(unavailable("Redis refused the claims (" + e.getMessage() + ")", e));
+                return;
+            } finally {
+                redis.setAutoFlushCommands(true);
             }
-            redis.flushCommands();
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(unavailable("Redis refused the claims (" + e.getMessage() + ")", e));
-        } finally {
-            redis.setAutoFlushCommands(true);
         }
-        CompletableFuture<List<Outcome>> outcomes = new CompletableFuture<>();
-        CompletableFuture<Void> all = CompletableFuture.allOf(replies);
-        deadlines.timeOut(all, Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
-        all.whenComplete((done, error) -> {
+        CompletableFuture.allOf(replies).whenComplete((done, error) -> {
             if (error == null) {
-                outcomes.complete(outcomes(claims, replies));
+                link.timeoutsInARow().set(0);
+                replied.complete(outcomes(claims, replies));
                 return;
             }
             Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
-            outcomes.completeExceptionally(cause instanceof TimeoutException
-                    ? unavailable("Redis did not answer within " + properties.timeout().toMillis() + " ms", cause)
-                    : unavailable("Redis failed the claim (" + cause.getMessage() + ")", cause));
+            if (cause instanceof RedisCommandTimeoutException) {
+                timedOut(link);
+            }
+            replied.completeExceptionally(unavailable("Redis failed the claim (" + cause.getMessage() + ")", cause));
         });
-        return outcomes;
     }
 
     private static List<Outcome> outcomes(List<Claim> claims, CompletableFuture<?>[] replies) {
@@ -153,45 +251,35 @@ final class RedisIdempotencyStore implements IdempotencyStore {
         return outcomes;
     }
 
-    /** The connection, awaiting the attempt in progress up to the timeout, or starting one when due. */
-    private StatefulRedisConnection<String, String> connection(long deadline) {
-        if (connection != null) {
-            return connection; // reconnects by itself from here on
+    /** Counts a claim that timed out on {@code link}; drops the link and opens another when it is dead. */
+    private void timedOut(Link link) {
+        if (link.timeoutsInARow().incrementAndGet() != TIMEOUTS_BEFORE_RECONNECT) {
+            return;
         }
-        if (connecting == null) {
-            if (System.nanoTime() - nextAttemptNanos < 0) {
-                throw unavailable("cannot connect to Redis at " + where() + " (" + lastProblem + ")", null);
-            }
-            connecting = connect();
+        CompletableFuture<Link> holding = current.get();
+        if (!holding.isDone() || holding.isCompletedExceptionally() || holding.join() != link) {
+            return; // already replaced
         }
-        try {
-            connection = connecting.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-            connecting = null;
-            log.info("idempotency store: connected to Redis at {}", where());
-            return connection;
-        } catch (TimeoutException e) {
-            // The attempt goes on; a later claim picks up its result.
-            throw unavailable("still connecting to Redis at " + where() + " after " + properties.timeout().toMillis() + " ms", e);
-        } catch (ExecutionException e) {
-            connecting = null;
-            nextAttemptNanos = failedAtNanos + properties.timeout().toNanos();
-            lastProblem = String.valueOf(e.getCause().getMessage());
-            log.warn("idempotency store: cannot connect to Redis at {}: {}", where(), lastProblem);
-            if (System.nanoTime() - nextAttemptNanos >= 0) {
-                // The attempt failed long before this claim (the one made at startup): try now.
-                return connection(deadline);
-            }
-            throw unavailable("cannot connect to Redis at " + where() + " (" + lastProblem + ")", e.getCause());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw unavailable("interrupted while connecting to Redis", e);
+        CompletableFuture<Link> next = new CompletableFuture<>();
+        if (current.compareAndSet(holding, next)) {
+            log.warn("idempotency store: {} claims in a row got no answer from Redis at {} within {} ms; closing that"
+                    + " connection and opening another", TIMEOUTS_BEFORE_RECONNECT, where(), properties.timeout().toMillis());
+            link.redis().closeAsync();
+            open(next);
         }
     }
 
-    private CompletableFuture<StatefulRedisConnection<String, String>> connect() {
-        return client.connectAsync(StringCodec.UTF8, uri).toCompletableFuture().whenComplete((connected, failure) -> {
-            if (failure != null) {
+    /** Opens a connection in the background and completes {@code attempt} with it. */
+    private void open(CompletableFuture<Link> attempt) {
+        client.connectAsync(StringCodec.UTF8, uri).whenComplete((redis, failure) -> {
+            if (failure == null) {
+                log.info("idempotency store: connected to Redis at {}", where());
+                attempt.complete(new Link(redis, new AtomicInteger()));
+            } else {
+                lastProblem = String.valueOf(failure.getMessage());
                 failedAtNanos = System.nanoTime();
+                log.warn("idempotency store: cannot connect to Redis at {}: {}", where(), lastProblem);
+                attempt.completeExceptionally(failure);
             }
         });
     }
@@ -207,13 +295,7 @@ final class RedisIdempotencyStore implements IdempotencyStore {
 
     @Override
     public void close() {
-        CompletableFuture<StatefulRedisConnection<String, String>> pending = connecting;
-        if (pending != null) {
-            pending.thenAccept(StatefulRedisConnection::close);
-        }
-        if (connection != null) {
-            connection.close();
-        }
+        current.get().thenAccept(link -> link.redis().close());
         client.shutdown(Duration.ZERO, properties.timeout());
         resources.shutdown(0, properties.timeout().toMillis(), TimeUnit.MILLISECONDS);
     }

@@ -25,7 +25,12 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Queue;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -42,7 +47,7 @@ import org.springframework.test.context.DynamicPropertySource;
  * be reached).
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = {"platform.idempotency.timeout=500ms", "logging.structured.format.console="})
+        properties = {"platform.idempotency.timeout=2s", "logging.structured.format.console="})
 @DirtiesContext
 class PurchaseIdempotencyIT extends ServedApiTest {
 
@@ -191,11 +196,106 @@ class PurchaseIdempotencyIT extends ServedApiTest {
         Duration took = Duration.ofNanos(System.nanoTime() - start);
 
         assertThat(keyed.statusCode()).as(keyed.body()).isEqualTo(503);
-        assertThat(keyed.body()).contains("Redis did not answer within 500 ms");
+        assertThat(keyed.body()).contains("Redis did not answer within 2000 ms");
         assertThat(took).isLessThan(Duration.ofSeconds(5));
         redisLink.restore();
         await().atMost(Duration.ofSeconds(15))
                 .until(() -> api.postPurchase(4, body(3), "k-" + UUID.randomUUID()).statusCode() == 201);
+    }
+
+    /** One answer a client of {@link #whileTheLinkToRedisIsFrozenUnkeyedPurchasesGoOnAndKeyedOnesAre503WithinTheTimeout} got. */
+    private record Answer(int client, boolean keyed, long startNanos, long endNanos, int status, String body) {
+
+        Duration took() {
+            return Duration.ofNanos(endNanos - startNanos);
+        }
+
+        boolean within(long fromNanos, long untilNanos) {
+            return startNanos - fromNanos >= 0 && untilNanos - endNanos >= 0;
+        }
+    }
+
+    /**
+     * 200 tills, half of them keyed, post through the API while the link to Redis freezes (a
+     * Redis that accepts bytes and never answers): the unkeyed purchases keep being accepted and
+     * do not wait for the keyed ones' claims; the keyed ones are refused with 503 within the claim
+     * timeout; once the link is back, every keyed till, retrying with the same key, is accepted
+     * within seconds; every accepted purchase is stored once and nothing of a refused one.
+     */
+    @Test
+    void whileTheLinkToRedisIsFrozenUnkeyedPurchasesGoOnAndKeyedOnesAre503WithinTheTimeout() throws Exception {
+        // Well above what a request takes under this load on a shared machine, so that a wait for a claim shows.
+        Duration claimTimeout = Duration.ofSeconds(2);
+        int clients = 200;
+        Queue<Answer> answers = new ConcurrentLinkedQueue<>();
+        AtomicBoolean stop = new AtomicBoolean();
+        List<Thread> tills = new ArrayList<>();
+        for (int c = 0; c < clients; c++) {
+            int client = c;
+            boolean keyed = client % 2 == 0;
+            int store = 1 + client % 20;
+            tills.add(Thread.ofVirtual().start(() -> {
+                String key = "k-" + UUID.randomUUID();
+                while (!stop.get()) {
+                    long start = System.nanoTime();
+                    HttpResponse<String> response = keyed ? api.postPurchase(store, body(client + 1), key)
+                            : api.postPurchase(store, body(client + 1));
+                    answers.add(new Answer(client, keyed, start, System.nanoTime(), response.statusCode(), response.body()));
+                    if (response.statusCode() == 201) {
+                        key = "k-" + UUID.randomUUID(); // a refused one is retried with its key
+                    }
+                }
+            }));
+        }
+        try {
+            await().atMost(Duration.ofSeconds(30)).until(() -> answers.stream().filter(a -> a.status() == 201)
+                    .map(Answer::client).distinct().count() == clients);
+
+            long frozenAt = System.nanoTime();
+            redisLink.freeze();
+            await("each unkeyed till answered 3 times and 3 claim timeouts within the freeze")
+                    .atMost(Duration.ofSeconds(60)).until(() -> {
+                        long now = System.nanoTime();
+                        return now - frozenAt > 3 * claimTimeout.toNanos() && answers.stream()
+                                .filter(a -> !a.keyed() && a.within(frozenAt, now)).collect(Collectors.groupingBy(
+                                        Answer::client, Collectors.counting())).values().stream()
+                                .filter(n -> n >= 3).count() == clients / 2;
+                    });
+            long restoredAt = System.nanoTime();
+            redisLink.restore();
+
+            await("every keyed till accepted again after the freeze").atMost(Duration.ofSeconds(20))
+                    .until(() -> answers.stream().filter(a -> a.keyed() && a.status() == 201 && a.startNanos() - restoredAt > 0)
+                            .map(Answer::client).distinct().count() == clients / 2);
+            stop.set(true);
+            for (Thread till : tills) {
+                till.join(Duration.ofSeconds(30));
+            }
+
+            List<Answer> duringFreeze = answers.stream().filter(a -> a.within(frozenAt, restoredAt)).toList();
+            assertThat(answers).filteredOn(a -> !a.keyed()).as("unkeyed answers").isNotEmpty()
+                    .allSatisfy(a -> assertThat(a.status()).as(a.body()).isEqualTo(201));
+            Map<Integer, Long> slowUnkeyed = duringFreeze.stream()
+                    .filter(a -> !a.keyed() && a.took().compareTo(claimTimeout) >= 0)
+                    .collect(Collectors.groupingBy(Answer::client, Collectors.counting()));
+            assertThat(slowUnkeyed).as("unkeyed tills that waited a claim timeout or longer more than once, and how often")
+                    .allSatisfy((client, slow) -> assertThat(slow).isLessThan(2));
+            assertThat(duringFreeze).filteredOn(Answer::keyed).as("keyed answers within the freeze").isNotEmpty()
+                    .allSatisfy(a -> {
+                        assertThat(a.status()).as(a.body()).isEqualTo(503);
+                        assertThat(a.body()).contains("the Idempotency-Key could not be checked",
+                                "retry later with the same Idempotency-Key");
+                        assertThat(a.took()).as(a.body()).isLessThan(claimTimeout.plusSeconds(2));
+                    });
+
+            List<UUID> accepted = answers.stream().filter(a -> a.status() == 201)
+                    .map(a -> UUID.fromString(a.body().replaceAll(".*\"purchaseId\":\"([^\"]+)\".*", "$1"))).toList();
+            List<UUID> stored = purchasesBehind(Topology.STORE_EXCHANGE).stream().map(Purchase::purchaseId).toList();
+            assertThat(stored).as("every accepted purchase stored once, nothing of a refused one")
+                    .containsExactlyInAnyOrderElementsOf(accepted);
+        } finally {
+            stop.set(true);
+        }
     }
 
     /** Every purchase in the shard queues of {@code exchange}, the messages left in place. */

@@ -78,6 +78,9 @@ class PurchasePublisherTest {
         final Map<UUID, String> fingerprints = new ConcurrentHashMap<>();
         final List<List<Claim>> calls = new CopyOnWriteArrayList<>();
         volatile boolean available = true;
+        volatile Duration maxWait = Duration.ofSeconds(1);
+        /** The claims are answered once this completes: a store that does not answer until then. */
+        volatile CompletableFuture<Void> answering = CompletableFuture.completedFuture(null);
         final ExecutorService replies = Executors.newSingleThreadExecutor();
 
         @Override
@@ -87,7 +90,7 @@ class PurchasePublisherTest {
 
         @Override
         public Duration maxWait() {
-            return Duration.ZERO;
+            return maxWait;
         }
 
         @Override
@@ -102,7 +105,7 @@ class PurchasePublisherTest {
                 outcomes.add(held == null ? Outcome.FIRST : held.equals(claim.fingerprint()) ? Outcome.SAME : Outcome.CONFLICT);
             }
             // Answered from another thread, as Redis's replies are (on Lettuce's I/O thread).
-            return CompletableFuture.supplyAsync(() -> outcomes, replies);
+            return answering.thenApplyAsync(answered -> outcomes, replies);
         }
 
         @Override
@@ -159,7 +162,7 @@ class PurchasePublisherTest {
 
     private PurchasePublisher publisher(int maxSize, Duration maxDelay, Duration maxGap, int maxInFlight) {
         return publisher(true, Duration.ofSeconds(5), new PublishProperties.Batch(maxSize, maxDelay, maxGap, BUCKETS,
-                maxInFlight, 100_000, Duration.ofSeconds(5)));
+                maxInFlight, 16, 100_000, Duration.ofSeconds(5)));
     }
 
     private static final PurchaseRequestParser PARSER = new PurchaseRequestParser(new PlatformProperties(1024, 100000),
@@ -189,7 +192,7 @@ class PurchasePublisherTest {
     @Test
     void publishesOneBatchMessageToTheIngressWithTheRoutingKeyOfTheStoresBucket() {
         PurchasePublisher publisher = publisher(true, Duration.ofSeconds(5), new PublishProperties.Batch(200,
-                Duration.ofMillis(1), Duration.ofMillis(1), BUCKETS, 16, 1000, Duration.ofSeconds(1)));
+                Duration.ofMillis(1), Duration.ofMillis(1), BUCKETS, 16, 16, 1000, Duration.ofSeconds(1)));
         PurchaseRequest purchase = purchase(42);
 
         CompletableFuture<Void> done = publisher.submit(purchase);
@@ -212,7 +215,7 @@ class PurchasePublisherTest {
     @Test
     void canPublishTransientMessages() {
         PurchasePublisher publisher = publisher(false, Duration.ofSeconds(5), new PublishProperties.Batch(200,
-                Duration.ofMillis(1), Duration.ofMillis(1), BUCKETS, 16, 1000, Duration.ofSeconds(1)));
+                Duration.ofMillis(1), Duration.ofMillis(1), BUCKETS, 16, 16, 1000, Duration.ofSeconds(1)));
 
         CompletableFuture<Void> done = publisher.submit(purchase(1));
 
@@ -274,7 +277,7 @@ class PurchasePublisherTest {
         // their permit; on a loaded machine that can exceed 5 s of admission, and this test is
         // about answers, not speed.
         PurchasePublisher publisher = publisher(true, Duration.ofSeconds(5), new PublishProperties.Batch(50,
-                Duration.ofMillis(1), Duration.ofMillis(1), BUCKETS, 4, 100_000, Duration.ofSeconds(keyed ? 30 : 5)));
+                Duration.ofMillis(1), Duration.ofMillis(1), BUCKETS, 4, 16, 100_000, Duration.ofSeconds(keyed ? 30 : 5)));
         int threads = 16;
         int perThread = 500;
         Map<UUID, CompletableFuture<Void>> futures = new ConcurrentHashMap<>();
@@ -382,7 +385,7 @@ class PurchasePublisherTest {
     void aNackATimeoutOrAReturnRefusesExactlyThePurchasesOfThatBatch() {
         // The confirm timeout leaves the test time to answer the other batches on a busy machine.
         PurchasePublisher publisher = publisher(true, Duration.ofSeconds(3), new PublishProperties.Batch(200,
-                Duration.ZERO, Duration.ZERO, BUCKETS, 12, 1000, Duration.ofSeconds(10)));
+                Duration.ZERO, Duration.ZERO, BUCKETS, 12, 16, 1000, Duration.ofSeconds(10)));
         // Stores 1..4 are in four buckets, so at least four messages are in flight together, and
         // enough permits for every purchase to leave before any confirm.
         Map<Integer, List<CompletableFuture<Void>>> byStore = new ConcurrentHashMap<>();
@@ -460,7 +463,7 @@ class PurchasePublisherTest {
     @Test
     void aBatchThatCannotGetInFlightInTimeIsRefusedNotParked() {
         PurchasePublisher publisher = publisher(true, Duration.ofSeconds(30), new PublishProperties.Batch(200,
-                Duration.ZERO, Duration.ZERO, BUCKETS, 1, 1000, Duration.ofMillis(200)));
+                Duration.ZERO, Duration.ZERO, BUCKETS, 1, 16, 1000, Duration.ofMillis(200)));
         CompletableFuture<Void> inFlight = publisher.submit(purchase(1));
         awaitSent(0);
 
@@ -477,7 +480,7 @@ class PurchasePublisherTest {
     @Test
     void aFullQueueIsRefusedAtOnce() {
         PurchasePublisher publisher = publisher(true, Duration.ofSeconds(3), new PublishProperties.Batch(200,
-                Duration.ZERO, Duration.ZERO, BUCKETS, 1, 1, Duration.ofSeconds(30)));
+                Duration.ZERO, Duration.ZERO, BUCKETS, 1, 16, 1, Duration.ofSeconds(30)));
         publisher.submit(purchase(1));
         awaitSent(0);
         // The sender now waits for a permit holding one purchase; the queue takes one more.
@@ -526,7 +529,7 @@ class PurchasePublisherTest {
     @Test
     void closingRefusesWhatWasNotPublished() throws InterruptedException {
         PurchasePublisher publisher = publisher(true, Duration.ofMillis(300), new PublishProperties.Batch(200,
-                Duration.ZERO, Duration.ZERO, BUCKETS, 1, 1000, Duration.ofSeconds(30)));
+                Duration.ZERO, Duration.ZERO, BUCKETS, 1, 16, 1000, Duration.ofSeconds(30)));
         publisher.submit(purchase(1));
         awaitSent(0);
         CompletableFuture<Void> waiting = publisher.submit(purchase(2));
@@ -583,20 +586,78 @@ class PurchasePublisherTest {
         }
 
         blocker.ack();
-        Sent batch = awaitSent(1);
+        // The unkeyed purchase leaves at once, without waiting for the claims, in a message of its own.
+        Sent unkeyedPart = awaitSent(1);
+        unkeyedPart.ack();
+        Sent batch = awaitSent(2);
         batch.ack();
 
         assertThat(store.calls).hasSize(1);
         assertThat(store.calls.getFirst()).extracting(IdempotencyStore.Claim::key).containsExactly(keyed.idempotencyKey().key(),
                 keyed.idempotencyKey().key(), keyed.idempotencyKey().key(), otherKey.idempotencyKey().key());
-        assertThat(batch.purchaseIds()).containsExactly(keyed.purchase().purchaseId(), keyed.purchase().purchaseId(), otherKey.purchase().purchaseId(),
-                unkeyed.purchase().purchaseId());
+        assertThat(unkeyedPart.purchaseIds()).containsExactly(unkeyed.purchase().purchaseId());
+        assertThat(batch.purchaseIds()).containsExactly(keyed.purchase().purchaseId(), keyed.purchase().purchaseId(),
+                otherKey.purchase().purchaseId());
         assertThat(futures.get(sameKeyOtherBody)).failsWithin(Duration.ofSeconds(5))
                 .withThrowableOfType(java.util.concurrent.ExecutionException.class)
                 .havingCause().isInstanceOf(IdempotencyConflictException.class);
         for (PurchaseRequest purchase : List.of(keyed, retry, otherKey, unkeyed)) {
             assertThat(futures.get(purchase)).succeedsWithin(Duration.ofSeconds(5));
         }
+    }
+
+    /** A Redis that does not answer must not hold up the unkeyed purchases (issue 35). */
+    @Test
+    void aClaimAwaitingItsAnswerHoldsNoInFlightPermitSoUnkeyedPurchasesGoOn() {
+        InMemoryIdempotencyStore store = new InMemoryIdempotencyStore();
+        store.answering = new CompletableFuture<>();
+        idempotency = store;
+        PurchasePublisher publisher = publisher(200, Duration.ZERO, 1);
+        PurchaseRequest keyed = keyed(1, "a", 101);
+        CompletableFuture<Void> keyedDone = publisher.submit(keyed);
+        await().atMost(Duration.ofSeconds(5)).until(() -> store.calls.size() == 1);
+
+        PurchaseRequest unkeyed = purchase(2);
+        CompletableFuture<Void> unkeyedDone = publisher.submit(unkeyed);
+        Sent first = awaitSent(0);
+        first.ack();
+
+        assertThat(first.purchaseIds()).containsExactly(unkeyed.purchase().purchaseId());
+        assertThat(unkeyedDone).succeedsWithin(Duration.ofSeconds(5));
+        assertThat(keyedDone).isNotDone();
+        store.answering.complete(null);
+        Sent second = awaitSent(1);
+        second.ack();
+        assertThat(second.purchaseIds()).containsExactly(keyed.purchase().purchaseId());
+        assertThat(keyedDone).succeedsWithin(Duration.ofSeconds(5));
+    }
+
+    /** Claims that take the store's whole timeout bound how long the keyed purchases behind them wait. */
+    @Test
+    void aKeyedBatchThatWaitedAStoreTimeoutForAClaimSlotIsRefusedWithoutAClaim() {
+        InMemoryIdempotencyStore store = new InMemoryIdempotencyStore();
+        store.answering = new CompletableFuture<>();
+        store.maxWait = Duration.ofMillis(200);
+        idempotency = store;
+        PurchasePublisher publisher = publisher(true, Duration.ofSeconds(5), new PublishProperties.Batch(200,
+                Duration.ZERO, Duration.ZERO, BUCKETS, 2, 1, 1000, Duration.ofSeconds(5)));
+        CompletableFuture<Void> first = publisher.submit(keyed(1, "a", 101));
+        await().atMost(Duration.ofSeconds(5)).until(() -> store.calls.size() == 1);
+        long secondSent = System.nanoTime();
+        CompletableFuture<Void> second = publisher.submit(keyed(1, "b", 101));
+        await().atMost(Duration.ofSeconds(5)).until(() -> System.nanoTime() - secondSent > store.maxWait.toNanos());
+
+        store.answering.complete(null); // the first claim's slot frees; the second has waited too long
+        awaitSent(0).ack();
+
+        assertThat(first).succeedsWithin(Duration.ofSeconds(5));
+        await().atMost(Duration.ofSeconds(5)).until(second::isDone);
+        assertThat(refusal(second)).isEqualTo(Reason.IDEMPOTENCY_UNAVAILABLE);
+        assertThat(second).failsWithin(Duration.ZERO).withThrowableOfType(java.util.concurrent.ExecutionException.class)
+                .withMessageContaining("the idempotency store is not answering (1 claims await it)")
+                .withMessageContaining("retry later with the same Idempotency-Key");
+        assertThat(store.calls).hasSize(1);
+        assertThat(sent).hasSize(1);
     }
 
     @Test

@@ -9,6 +9,8 @@ import com.supermarket.contract.testing.TcpProxy;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -61,6 +63,72 @@ class RedisIdempotencyStoreIT {
         } finally {
             deadlines.destroy();
         }
+    }
+
+    /**
+     * A link that stops answering for good (a peer gone without a reset, a lost NAT entry) is
+     * dropped after a few claims timed out on it, and a new connection serves the claims within
+     * seconds: TCP would keep the dead one for a quarter of an hour.
+     */
+    @Test
+    void aDeadLinkIsDroppedAndANewConnectionServesTheClaimsWithinSeconds() throws Exception {
+        Deadlines deadlines = new Deadlines();
+        try (TcpProxy redisLink = TestRedis.link()) {
+            RedisIdempotencyStore store = new RedisIdempotencyStore(properties(redisLink, Duration.ofMillis(300)), deadlines);
+            try {
+                await("connected").atMost(Duration.ofSeconds(10)).until(() -> answered(store));
+
+                redisLink.freezeOpenConnections();
+                assertThat(claimOne(store)).failsWithin(Duration.ofSeconds(5))
+                        .withThrowableOfType(ExecutionException.class)
+                        .havingCause().isInstanceOf(IdempotencyStore.IdempotencyStoreUnavailableException.class)
+                        .withMessageContaining("Redis did not answer within 300 ms");
+
+                await("a claim answered on a new connection").atMost(Duration.ofSeconds(10))
+                        .until(() -> answered(store));
+                assertThat(redisLink.openConnections()).as("the dead connection and the new one").isEqualTo(2);
+            } finally {
+                store.close();
+            }
+        } finally {
+            deadlines.destroy();
+        }
+    }
+
+    /**
+     * The publisher's sender thread calls {@link RedisIdempotencyStore#claim}: while the
+     * connection is being opened, the claim waits for it without holding the caller.
+     */
+    @Test
+    void aClaimWhileTheConnectionOpensWaitsForItWithoutHoldingTheCaller() throws Exception {
+        Deadlines deadlines = new Deadlines();
+        try (TcpProxy redisLink = TestRedis.link()) {
+            redisLink.freeze(); // the TCP connect succeeds, Redis's handshake never answers
+            RedisIdempotencyStore store = new RedisIdempotencyStore(properties(redisLink, Duration.ofMillis(500)), deadlines);
+            try {
+                CompletableFuture<List<IdempotencyStore.Outcome>> pending = claimOne(store);
+
+                assertThat(pending).as("returned before the connection opened").isNotDone();
+                assertThat(pending).failsWithin(Duration.ofSeconds(5))
+                        .withThrowableOfType(ExecutionException.class)
+                        .havingCause().isInstanceOf(IdempotencyStore.IdempotencyStoreUnavailableException.class);
+                redisLink.restore();
+                await().atMost(Duration.ofSeconds(10))
+                        .until(() -> answered(store));
+            } finally {
+                store.close();
+            }
+        } finally {
+            deadlines.destroy();
+        }
+    }
+
+    private static boolean answered(RedisIdempotencyStore store) throws Exception {
+        return claimOne(store).handle((outcomes, error) -> error == null).get();
+    }
+
+    private static CompletableFuture<List<IdempotencyStore.Outcome>> claimOne(RedisIdempotencyStore store) {
+        return store.claim(List.of(new IdempotencyStore.Claim(UUID.randomUUID(), "fingerprint")));
     }
 
     /** Keys under a prefix of their own that expire within a minute. */
