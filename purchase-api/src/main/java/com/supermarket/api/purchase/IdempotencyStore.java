@@ -17,8 +17,10 @@ interface IdempotencyStore extends AutoCloseable {
     enum Outcome {
         /** The key was free and is now bound to this fingerprint. */
         FIRST,
-        /** The key was bound to this same fingerprint: a retry. */
+        /** The key was bound to this same fingerprint: a retry, of a purchase not known to be published. */
         SAME,
+        /** The key was bound to this same fingerprint and its publish was {@link #confirmed}: a retry to answer at once. */
+        CONFIRMED,
         /** The key was bound to another fingerprint: a different purchase under a reused key. */
         CONFLICT
     }
@@ -48,6 +50,11 @@ interface IdempotencyStore extends AutoCloseable {
         }
 
         @Override
+        public void confirmed(List<Claim> claims) {
+            throw new IllegalStateException("no idempotency store is configured");
+        }
+
+        @Override
         public void close() {
         }
     };
@@ -66,6 +73,15 @@ interface IdempotencyStore extends AutoCloseable {
      * store did not answer within {@link #maxWait()}; some of the keys may have been bound then.
      */
     CompletableFuture<List<Outcome>> claim(List<Claim> claims);
+
+    /**
+     * Records, as far as the store is reachable and without waiting, that the purchases of these
+     * claims were published and confirmed, so that a later claim of the same key and fingerprint
+     * finds {@link Outcome#CONFIRMED}: the publisher then answers the retry without publishing it
+     * again, however many purchases the consumers have seen since (their dedup windows are
+     * finite). Losing a record costs only that: such a retry is published again.
+     */
+    void confirmed(List<Claim> claims);
 
     @Override
     void close();

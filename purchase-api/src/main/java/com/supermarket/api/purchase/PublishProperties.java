@@ -76,7 +76,7 @@ record PublishProperties(@DefaultValue("true") boolean persistent,
                  @DefaultValue("2ms") Duration maxGap,
                  @DefaultValue("2") int buckets,
                  @DefaultValue("2") int maxInFlight,
-                 @DefaultValue("16") int maxClaimsInFlight,
+                 @DefaultValue("2") int maxClaimsInFlight,
                  @DefaultValue("20000") int queueCapacity,
                  @DefaultValue("1s") Duration admissionTimeout) {
 

@@ -25,8 +25,6 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -58,31 +56,27 @@ import org.springframework.stereotype.Component;
  * only those. A full queue, or a batch that cannot be let in flight within
  * {@code admission-timeout}, is refused with {@link Reason#OVERLOADED}, never parked.
  *
- * <p>Purchases with an {@code Idempotency-Key}, when an {@link IdempotencyStore} is configured:
- * the sender splits them from the batch it cut, publishes the unkeyed rest at once with the
- * batch's in-flight permit, and has the keys of the keyed part claimed in one round trip without
- * waiting for the answer. A claim holds no in-flight permit, so a store that answers slowly or
- * not at all never holds up the unkeyed purchases. Claims hold one of {@code max-claims-in-flight}
- * slots instead, from the claim until the store's answer; the keyed parts
- * that come while every slot is taken gather and leave together in the next claim (the natural
- * batch again), and are refused ({@link Reason#IDEMPOTENCY_UNAVAILABLE}) once they waited the
- * store's longest wait or a claim failed meanwhile. So a frozen store holds a bounded number of
- * claims, and a keyed purchase is answered within about that wait. The answer goes to the
- * {@code purchase-keyed-sender} thread, which takes an in-flight permit (within the admission
- * timeout plus the store's longest wait, from the oldest purchase's arrival; else
- * {@link Reason#OVERLOADED}) and publishes. A key already bound
- * to another purchase's fingerprint completes that purchase with an
- * {@link IdempotencyConflictException} (422) and takes it out of the batch; the same fingerprint
- * is a retry and is published as before (the consumers deduplicate its id). A store that does
- * not answer refuses the keyed part ({@link Reason#IDEMPOTENCY_UNAVAILABLE}, 503, nothing
- * published for it). Purchases without a key never touch it.
+ * <p>Purchases with an {@code Idempotency-Key}, when an {@link IdempotencyStore} is configured,
+ * have their keys claimed before they join the queue. A claim holds none of the in-flight
+ * permits, so a store that answers slowly or not at all never holds up the purchases without a
+ * key; it holds one of {@code max-claims-in-flight} claim slots, from the claim until the store's
+ * answer, and the keyed purchases that come while every slot is taken gather and leave together
+ * in the next claim, one round trip (the natural batch again). Those that waited the store's
+ * longest wait for a slot, or were waiting when a claim failed, are refused
+ * ({@link Reason#IDEMPOTENCY_UNAVAILABLE}, nothing published for them), so a keyed purchase is
+ * answered within about that wait. The answer sorts them: a key bound to another purchase's
+ * fingerprint completes that purchase with an {@link IdempotencyConflictException} (422); a retry
+ * of a purchase whose publish was confirmed is answered at once, not published again (the
+ * publisher records each confirm in the store); anything else joins the queue and is batched and
+ * published with the purchases without a key (a retry whose first publish is not known to be
+ * confirmed is published again, and the consumers deduplicate its id).
  *
- * <p>Thread-safe: request threads only enqueue and wait on their own future; the sender thread
- * alone touches the grouping state; the keyed parts awaiting a claim are guarded by their
- * queue's monitor, taken by the sender and the threads that complete claims; the keyed sender
- * only takes permits, publishes and answers; confirm callbacks (the AMQP connection's thread, or the timeout's)
- * complete futures, each exactly once because each purchase sits in exactly one
- * batch and a batch is settled by the first of its confirm or its timeout.
+ * <p>Thread-safe: request threads enqueue, or queue a claim, and wait on their own future; the
+ * sender thread alone touches the grouping state; the purchases awaiting a claim are guarded by
+ * their queue's monitor, taken by request threads and the threads that complete claims; confirm
+ * callbacks (the AMQP connection's thread, or the timeout's) complete futures, each exactly once
+ * because each purchase sits in exactly one batch and a batch is settled by the first of its
+ * confirm or its timeout.
  */
 @Component
 class PurchasePublisher implements DisposableBean {
@@ -102,17 +96,14 @@ class PurchasePublisher implements DisposableBean {
     private final Semaphore inFlight;
     /** Claims of keys sent to the store and not yet answered. */
     private final Semaphore claimsInFlight;
-    /** The keyed parts of the batches cut, waiting for a claim slot, oldest first; guarded by itself. */
-    private final ArrayDeque<KeyedPart> awaitingClaim = new ArrayDeque<>();
-    /** The purchases in {@link #awaitingClaim}; guarded by it. */
-    private int awaitingClaimCount;
+    /** Keyed purchases waiting for a claim slot, oldest first; guarded by itself. */
+    private final ArrayDeque<Pending> awaitingClaim = new ArrayDeque<>();
     private final Timer confirmLatency;
     private final DistributionSummary batchSize;
     private final Timer idempotencyLatency;
     private final Counter idempotencyConflicts;
+    private final Counter idempotencyReplays;
     private final Thread sender;
-    /** Publishes the batches whose keys were claimed; one thread, so they leave in order. */
-    private final ExecutorService keyedSender;
     private volatile boolean closed;
     /**
      * While the sender sleeps out a batch's max-delay: how many queued purchases fill that batch
@@ -153,16 +144,19 @@ class PurchasePublisher implements DisposableBean {
         this.idempotencyConflicts = Counter.builder("purchases.idempotency.conflicts")
                 .description("Purchases refused because their Idempotency-Key was used for a different purchase, answered 422")
                 .register(registry);
-        this.keyedSender = Executors.newSingleThreadExecutor(Thread.ofPlatform().name("purchase-keyed-sender").daemon().factory());
+        this.idempotencyReplays = Counter.builder("purchases.idempotency.replays")
+                .description("Retries of purchases whose publish was confirmed, answered 201 without publishing them again")
+                .register(registry);
         this.sender = Thread.ofPlatform().name("purchase-sender").daemon().start(this::send);
     }
 
-    /** The keyed purchases of one batch the sender cut, of one routing bucket, oldest first. */
-    private record KeyedPart(String routingKey, List<Pending> purchases) {
-    }
-
-    /** One purchase waiting for its batch's confirm; {@code claim} is null unless its key is to be checked. */
-    private record Pending(String routingKey, byte[] encoded, Claim claim, long enqueuedNanos, CompletableFuture<Void> done) {
+    /**
+     * One purchase waiting for its batch's confirm; {@code claim} is null unless it has a key to
+     * check (and, once published, to record as confirmed). It may wait for a permit until
+     * {@code admitByNanos}: the admission timeout, plus the store's longest wait for a keyed one.
+     */
+    private record Pending(String routingKey, byte[] encoded, Claim claim, long enqueuedNanos, long admitByNanos,
+                           CompletableFuture<Void> done) {
     }
 
     /**
@@ -173,10 +167,9 @@ class PurchasePublisher implements DisposableBean {
      */
     void publish(PurchaseRequest request) {
         CompletableFuture<Void> done = submit(request);
-        // Untimed: every future is settled within admission + key check + confirm timeout (the
-        // sender refuses the overdue, the keyed sender a claimed batch overdue by as much, the key
-        // check and the confirm have deadlines, a stop refuses what waits). A timed wait of a
-        // virtual thread costs more (see Deadlines).
+        // Untimed: every future is settled within key check + admission + confirm timeout (the
+        // key check and the confirm have deadlines, the sender refuses the overdue, a stop
+        // refuses what waits). A timed wait of a virtual thread costs more (see Deadlines).
         try {
             done.get();
         } catch (ExecutionException e) {
@@ -212,15 +205,29 @@ class PurchasePublisher implements DisposableBean {
         // Encoded here, on the request's thread: the sender's serial work stays small.
         Purchase purchase = request.purchase();
         Claim claim = idempotency.enabled() ? request.idempotencyKey() : null;
+        long now = System.nanoTime();
+        long admitBy = now + settings.admissionTimeout().toNanos() + (claim == null ? 0 : idempotency.maxWait().toNanos());
         Pending pending = new Pending(Topology.routingKey(purchase.storeId(), settings.buckets()),
-                WireFormat.encode(purchase), claim, System.nanoTime(), new CompletableFuture<>());
+                WireFormat.encode(purchase), claim, now, admitBy, new CompletableFuture<>());
+        if (claim == null) {
+            enqueue(pending);
+        } else {
+            awaitClaim(pending);
+        }
+        return pending.done();
+    }
+
+    /** Hands a purchase to the sender, or refuses it when the queue is full or the publisher closed. */
+    private void enqueue(Pending pending) {
         if (closed) {
-            return CompletableFuture.failedFuture(shuttingDown());
+            pending.done().completeExceptionally(shuttingDown());
+            return;
         }
         if (!queue.offer(pending)) {
-            return CompletableFuture.failedFuture(new PublishRefusedException(Reason.OVERLOADED,
+            pending.done().completeExceptionally(new PublishRefusedException(Reason.OVERLOADED,
                     "the API is overloaded (" + settings.queueCapacity() + " purchases wait to be published); retry later",
                     null));
+            return;
         }
         int fills = lingerFills;
         if (fills > 0 && queue.size() >= fills) {
@@ -228,9 +235,8 @@ class PurchasePublisher implements DisposableBean {
         }
         // Closed meanwhile: the sender's last drain may have missed this one; whoever removes it refuses it.
         if (closed && queue.remove(pending)) {
-            return CompletableFuture.failedFuture(shuttingDown());
+            pending.done().completeExceptionally(shuttingDown());
         }
-        return pending.done();
     }
 
     private void send() {
@@ -241,14 +247,14 @@ class PurchasePublisher implements DisposableBean {
                 }
                 drain();
                 Pending oldest = oldest();
-                long admissionLeft = oldest.enqueuedNanos() + settings.admissionTimeout().toNanos() - System.nanoTime();
+                long admissionLeft = oldest.admitByNanos() - System.nanoTime();
                 // While the sender waits for a permit, new purchases gather: the natural batch.
                 if (!inFlight.tryAcquire(Math.max(0, admissionLeft), TimeUnit.NANOSECONDS)) {
                     refuseOverdue();
                     continue;
                 }
                 drain();
-                claimAndPublish(oldest.routingKey(), cut(oldest.routingKey()));
+                publish(oldest.routingKey(), cut(oldest.routingKey()));
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -328,77 +334,60 @@ class PurchasePublisher implements DisposableBean {
         return batch;
     }
 
-    /**
-     * Publishes a batch cut by the sender, which holds one in-flight permit for it. Its keyed
-     * purchases leave it: they wait for a claim (see {@link #claimWaiting}), without a permit.
-     */
-    private void claimAndPublish(String routingKey, List<Pending> batch) {
-        List<Pending> keyed = new ArrayList<>();
-        List<Pending> unkeyed = new ArrayList<>(batch.size());
-        for (Pending pending : batch) {
-            (pending.claim() == null ? unkeyed : keyed).add(pending);
-        }
-        if (unkeyed.isEmpty()) {
-            inFlight.release();
-        } else {
-            publish(routingKey, unkeyed);
-        }
-        if (keyed.isEmpty()) {
-            return;
-        }
+    /** Queues a keyed purchase for a claim of its key, and claims what waits if a slot is free. */
+    private void awaitClaim(Pending pending) {
         synchronized (awaitingClaim) {
-            if (awaitingClaimCount + keyed.size() > settings.queueCapacity()) {
-                answer(keyed, storeNotAnswering(awaitingClaimCount + " purchases await their claims"));
+            if (closed) {
+                pending.done().completeExceptionally(shuttingDown());
                 return;
             }
-            awaitingClaim.addLast(new KeyedPart(routingKey, keyed));
-            awaitingClaimCount += keyed.size();
+            if (awaitingClaim.size() >= settings.queueCapacity()) {
+                pending.done().completeExceptionally(storeNotAnswering(awaitingClaim.size() + " purchases await their claims"));
+                return;
+            }
+            awaitingClaim.addLast(pending);
         }
         claimWaiting();
     }
 
     /**
-     * While a claim slot is free, claims the keys of every keyed part waiting, in one round trip,
-     * without waiting for the answer; the answer frees the slot and calls this again (on the
-     * store's thread), and hands the parts to the keyed sender thread, which publishes what may
-     * be published. What waits while every slot is taken gathers into the next claim: the natural
-     * batch. A part that waited a whole store timeout for a slot is refused: the store is not
-     * answering. Called by the sender and on the store's answers.
+     * While a claim slot is free, claims the keys of every keyed purchase waiting, in one round
+     * trip, without waiting for the answer; the answer frees the slot and calls this again (on
+     * the store's thread). What waits while every slot is taken gathers into the next claim: the
+     * natural batch. A purchase that waited a whole store timeout for a slot is refused: the
+     * store is not answering. Called by request threads and on the store's answers.
      */
     private void claimWaiting() {
         while (claimsInFlight.tryAcquire()) {
-            List<KeyedPart> parts = new ArrayList<>();
+            List<Pending> batch = new ArrayList<>();
             synchronized (awaitingClaim) {
                 long now = System.nanoTime();
-                for (KeyedPart part = awaitingClaim.pollFirst(); part != null; part = awaitingClaim.pollFirst()) {
-                    awaitingClaimCount -= part.purchases().size();
-                    if (now - part.purchases().getFirst().enqueuedNanos() >= idempotency.maxWait().toNanos()) {
-                        answer(part.purchases(), storeNotAnswering(settings.maxClaimsInFlight() + " claims await it"));
+                for (Pending pending = awaitingClaim.pollFirst(); pending != null; pending = awaitingClaim.pollFirst()) {
+                    if (now - pending.enqueuedNanos() >= idempotency.maxWait().toNanos()) {
+                        pending.done().completeExceptionally(storeNotAnswering(settings.maxClaimsInFlight() + " claims await it"));
                     } else {
-                        parts.add(part);
+                        batch.add(pending);
                     }
                 }
             }
-            if (parts.isEmpty()) {
+            if (batch.isEmpty()) {
                 claimsInFlight.release();
                 synchronized (awaitingClaim) {
                     if (awaitingClaim.isEmpty()) {
-                        return; // a part added from here on is claimed by whoever added it
+                        return; // a purchase queued from here on is claimed by whoever queued it
                     }
                 }
                 continue;
             }
-            claim(parts);
+            claim(batch);
         }
     }
 
-    /** Claims the keys of {@code parts} in one call, holding one claim slot. */
-    private void claim(List<KeyedPart> parts) {
-        List<Claim> claims = new ArrayList<>();
-        for (KeyedPart part : parts) {
-            for (Pending pending : part.purchases()) {
-                claims.add(pending.claim());
-            }
+    /** Claims the keys of {@code batch} in one call, holding one claim slot. */
+    private void claim(List<Pending> batch) {
+        List<Claim> claims = new ArrayList<>(batch.size());
+        for (Pending pending : batch) {
+            claims.add(pending.claim());
         }
         long start = System.nanoTime();
         CompletableFuture<List<Outcome>> outcomes;
@@ -407,46 +396,30 @@ class PurchasePublisher implements DisposableBean {
         } catch (RuntimeException e) {
             outcomes = CompletableFuture.failedFuture(e);
         }
-        // The slot is the store's round trip only: freed on the answer's thread, not behind the
-        // keyed sender's waits for permits, so that what waits for a slot waits for the store.
         outcomes.whenComplete((claimed, error) -> {
             idempotencyLatency.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
             claimsInFlight.release();
+            try {
+                afterClaims(batch, claimed, error);
+            } catch (RuntimeException e) {
+                // A bug: the purchases still get their answers (answering twice is harmless).
+                log.error("checking the keys of a batch failed", e);
+                answer(batch, new PublishRefusedException(Reason.IDEMPOTENCY_UNAVAILABLE,
+                        "the Idempotency-Key could not be checked; retry later with the same Idempotency-Key", e));
+            }
             if (error != null) {
                 // Those that came meanwhile would wait for a claim as long again: answer them now.
                 refuseAwaitingClaim(storeNotAnswering("a claim before it failed: " + rootMessage(error)));
             }
             claimWaiting();
         });
-        outcomes.whenCompleteAsync((claimed, error) -> {
-            int next = 0;
-            for (KeyedPart part : parts) {
-                List<Pending> keyed = part.purchases();
-                List<Outcome> own = claimed == null ? null : claimed.subList(next, next + keyed.size());
-                next += keyed.size();
-                List<Pending> publishable;
-                try {
-                    publishable = afterClaims(keyed, own, error);
-                } catch (RuntimeException e) {
-                    // A bug: the batch still gets its answers (answering twice is harmless).
-                    log.error("checking the keys of a batch failed", e);
-                    answer(keyed, new PublishRefusedException(Reason.IDEMPOTENCY_UNAVAILABLE,
-                            "the Idempotency-Key could not be checked; retry later with the same Idempotency-Key", e));
-                    continue;
-                }
-                if (!publishable.isEmpty()) {
-                    admitAndPublish(part.routingKey(), publishable);
-                }
-            }
-        }, keyedSender);
     }
 
     private void refuseAwaitingClaim(PublishRefusedException refused) {
         synchronized (awaitingClaim) {
-            for (KeyedPart part = awaitingClaim.pollFirst(); part != null; part = awaitingClaim.pollFirst()) {
-                answer(part.purchases(), refused);
+            for (Pending pending = awaitingClaim.pollFirst(); pending != null; pending = awaitingClaim.pollFirst()) {
+                pending.done().completeExceptionally(refused);
             }
-            awaitingClaimCount = 0;
         }
     }
 
@@ -462,62 +435,37 @@ class PurchasePublisher implements DisposableBean {
     }
 
     /**
-     * Publishes a claimed batch once it gets an in-flight permit: its purchases may wait for one
-     * as long as for any batch, plus the time the store may take to answer.
+     * Sorts the claimed purchases by what the store found: a conflict is answered 422, a retry of
+     * a confirmed purchase 201, a store that did not answer 503 for all; the rest are queued.
      */
-    private void admitAndPublish(String routingKey, List<Pending> batch) {
-        long admitBy = batch.getFirst().enqueuedNanos() + settings.admissionTimeout().toNanos()
-                + idempotency.maxWait().toNanos();
-        boolean admitted;
-        try {
-            admitted = inFlight.tryAcquire(Math.max(0, admitBy - System.nanoTime()), TimeUnit.NANOSECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            admitted = false;
-        }
-        if (admitted) {
-            publish(routingKey, batch);
-        } else {
-            answer(batch, overloaded());
-        }
-    }
-
-    /**
-     * Completes the purchases of a batch that may not be published (a conflict: 422; no answer
-     * from the store: 503 for every keyed one) and returns the rest.
-     */
-    private List<Pending> afterClaims(List<Pending> batch, List<Outcome> outcomes, Throwable error) {
-        List<Pending> publishable = new ArrayList<>(batch.size());
+    private void afterClaims(List<Pending> batch, List<Outcome> outcomes, Throwable error) {
         if (error != null) {
             Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
             if (!(cause instanceof IdempotencyStoreUnavailableException)) {
                 log.error("the idempotency check failed unexpectedly", cause);
             }
-            PublishRefusedException refused = new PublishRefusedException(Reason.IDEMPOTENCY_UNAVAILABLE,
+            answer(batch, new PublishRefusedException(Reason.IDEMPOTENCY_UNAVAILABLE,
                     "the Idempotency-Key could not be checked: the idempotency store is unavailable (" + cause.getMessage()
-                            + "); the purchase was not accepted, retry later with the same Idempotency-Key", cause);
-            for (Pending pending : batch) {
-                if (pending.claim() == null) {
-                    publishable.add(pending);
-                } else {
-                    pending.done().completeExceptionally(refused);
+                            + "); the purchase was not accepted, retry later with the same Idempotency-Key", cause));
+            return;
+        }
+        for (int i = 0; i < batch.size(); i++) {
+            Pending pending = batch.get(i);
+            switch (outcomes.get(i)) {
+                case CONFLICT -> {
+                    idempotencyConflicts.increment();
+                    pending.done().completeExceptionally(new IdempotencyConflictException("the Idempotency-Key was"
+                            + " already used for a different purchase (store, customer, date or items differ); the first"
+                            + " purchase stands and this one was not accepted: send a different purchase with a new"
+                            + " Idempotency-Key"));
                 }
-            }
-            return publishable;
-        }
-        int next = 0;
-        for (Pending pending : batch) {
-            if (pending.claim() != null && outcomes.get(next++) == Outcome.CONFLICT) {
-                idempotencyConflicts.increment();
-                pending.done().completeExceptionally(new IdempotencyConflictException("the Idempotency-Key was already"
-                        + " used for a different purchase (store, customer, date or items differ); the first purchase"
-                        + " stands and this one was not accepted:"
-                        + " send a different purchase with a new Idempotency-Key"));
-            } else {
-                publishable.add(pending);
+                case CONFIRMED -> {
+                    idempotencyReplays.increment();
+                    pending.done().complete(null);
+                }
+                case FIRST, SAME -> enqueue(pending);
             }
         }
-        return publishable;
     }
 
     /** Publishes one batch; holds one in-flight permit, released when the batch is settled. */
@@ -579,9 +527,28 @@ class PurchasePublisher implements DisposableBean {
         return null;
     }
 
-    /** Completes every request of a batch: accepted when {@code refused} is null; frees its permit. */
+    /**
+     * Completes every request of a batch: accepted when {@code refused} is null, its keys then
+     * recorded as confirmed first, so that a retry is answered without publishing again (the
+     * record is written to the store before the answer leaves, and a retry's claim after it on
+     * the same connection sees it); frees its permit.
+     */
     private void settle(List<Pending> batch, PublishRefusedException refused) {
         inFlight.release();
+        if (refused == null) {
+            List<Claim> confirmed = null;
+            for (Pending pending : batch) {
+                if (pending.claim() != null) {
+                    if (confirmed == null) {
+                        confirmed = new ArrayList<>();
+                    }
+                    confirmed.add(pending.claim());
+                }
+            }
+            if (confirmed != null) {
+                idempotency.confirmed(confirmed);
+            }
+        }
         answer(batch, refused);
     }
 
@@ -608,9 +575,8 @@ class PurchasePublisher implements DisposableBean {
     private void refuseOverdue() {
         PublishRefusedException refused = overloaded();
         long now = System.nanoTime();
-        long timeout = settings.admissionTimeout().toNanos();
         for (ArrayDeque<Pending> bucket : waiting.values()) {
-            while (!bucket.isEmpty() && now - bucket.peekFirst().enqueuedNanos() >= timeout) {
+            while (!bucket.isEmpty() && now - bucket.peekFirst().admitByNanos() >= 0) {
                 bucket.pollFirst().done().completeExceptionally(refused);
                 waitingCount--;
             }
@@ -641,16 +607,14 @@ class PurchasePublisher implements DisposableBean {
         closed = true;
         sender.interrupt();
         sender.join(properties.confirmTimeout().toMillis());
-        // Keyed purchases awaiting their claims, or a permit after them, are published by the keyed sender.
-        long claimWait = idempotency.maxWait().toMillis() + settings.admissionTimeout().toMillis();
-        boolean claimsDone = claimsInFlight.tryAcquire(settings.maxClaimsInFlight(), claimWait, TimeUnit.MILLISECONDS);
+        // Keyed purchases awaiting a claim slot are refused; those whose claim is in flight are
+        // answered when the store answers (a claimed one finds the publisher closed).
         refuseAwaitingClaim(shuttingDown());
-        if (claimsDone) {
+        if (claimsInFlight.tryAcquire(settings.maxClaimsInFlight(), idempotency.maxWait().toMillis(), TimeUnit.MILLISECONDS)) {
             claimsInFlight.release(settings.maxClaimsInFlight());
         }
         if (inFlight.tryAcquire(settings.maxInFlight(), properties.confirmTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
             inFlight.release(settings.maxInFlight());
         }
-        keyedSender.shutdown();
     }
 }

@@ -33,7 +33,9 @@ import org.slf4j.LoggerFactory;
  * {@code <prefix><key id>} -> fingerprint, with a TTL. A claim is {@code SET key fingerprint NX PX ttl GET} (Redis 7.0 or
  * newer): atomic per key, it binds a free key and returns the value a taken one holds, so a
  * batch's claims are one pipelined write and one round trip, whatever their outcome, and the
- * caller does not wait for the replies.
+ * caller does not wait for the replies. Once the key's purchase is confirmed, {@link #confirmed}
+ * appends {@value #CONFIRMED_MARK} to its fingerprint ({@code SET ... XX KEEPTTL}, the expiry
+ * kept), which a later claim reads as {@link Outcome#CONFIRMED}.
  *
  * <p>Never blocks startup nor its caller: the connection is opened in the background from
  * construction, so that the first purchases after a start find it open rather than pay for it
@@ -56,10 +58,10 @@ import org.slf4j.LoggerFactory;
  * data by {@code TCP_USER_TIMEOUT} (the same 8 s) where Netty's epoll or io_uring transport is
  * on the class path; the API ships with NIO, so there the claim timeouts do that work.
  *
- * <p>Thread-safe: {@link #claim} may be called from any thread (the publisher calls it from its
- * sender and its keyed sender threads); the connection in use is swapped by compare-and-set, and the pipelined write
- * holds the connection's monitor (uncontended but for a claim that waited for the connection to
- * open, written on Lettuce's thread) because auto-flush is switched off around it. The futures
+ * <p>Thread-safe: {@link #claim} and {@link #confirmed} may be called from any thread (the
+ * publisher's request threads, Lettuce's, the broker's confirms); the connection in use is
+ * swapped by compare-and-set, and each pipelined write holds the connection's monitor because
+ * auto-flush is switched off around it. The futures
  * complete on Lettuce's I/O thread or the {@link Deadlines} thread; {@link #close} once, at
  * shutdown.
  */
@@ -75,6 +77,8 @@ final class RedisIdempotencyStore implements IdempotencyStore {
     static final Duration KEEPALIVE_IDLE = Duration.ofSeconds(5);
     static final Duration KEEPALIVE_INTERVAL = Duration.ofSeconds(1);
     static final int KEEPALIVE_PROBES = 3;
+    /** Appended to a key's fingerprint once its purchase was confirmed. */
+    static final char CONFIRMED_MARK = '+';
 
     private final IdempotencyProperties properties;
     private final Deadlines deadlines;
@@ -82,6 +86,8 @@ final class RedisIdempotencyStore implements IdempotencyStore {
     private final ClientResources resources;
     private final RedisClient client;
     private final SetArgs claimArgs;
+    /** Marks a bound key's purchase confirmed: only a key still held, keeping its expiry. */
+    private final SetArgs confirmArgs = SetArgs.Builder.xx().keepttl();
     /**
      * The connection: completed with the open link, pending while one opens, failed when the
      * last attempt failed. Replaced by compare-and-set: a failed attempt by a claim that retries,
@@ -241,14 +247,47 @@ final class RedisIdempotencyStore implements IdempotencyStore {
     private static List<Outcome> outcomes(List<Claim> claims, CompletableFuture<?>[] replies) {
         List<Outcome> outcomes = new ArrayList<>(replies.length);
         for (int i = 0; i < replies.length; i++) {
-            Object held = replies[i].join(); // complete: allOf succeeded
+            String held = (String) replies[i].join(); // complete: allOf succeeded
+            String fingerprint = claims.get(i).fingerprint();
             if (held == null) {
                 outcomes.add(Outcome.FIRST);
+            } else if (held.equals(fingerprint)) {
+                outcomes.add(Outcome.SAME);
+            } else if (held.length() == fingerprint.length() + 1 && held.startsWith(fingerprint)
+                    && held.charAt(fingerprint.length()) == CONFIRMED_MARK) {
+                outcomes.add(Outcome.CONFIRMED);
             } else {
-                outcomes.add(held.equals(claims.get(i).fingerprint()) ? Outcome.SAME : Outcome.CONFLICT);
+                outcomes.add(Outcome.CONFLICT);
             }
         }
         return outcomes;
+    }
+
+    /**
+     * {@code SET <prefix><key id> <fingerprint>+ XX KEEPTTL} per claim, pipelined on the open
+     * connection; nothing when none is open (the retry is then published again, as before).
+     */
+    @Override
+    public void confirmed(List<Claim> claims) {
+        CompletableFuture<Link> link = current.get();
+        if (!link.isDone() || link.isCompletedExceptionally()) {
+            return;
+        }
+        StatefulRedisConnection<String, String> redis = link.join().redis();
+        RedisAsyncCommands<String, String> commands = redis.async();
+        synchronized (link.join()) {
+            redis.setAutoFlushCommands(false);
+            try {
+                for (Claim claim : claims) {
+                    commands.set(properties.keyPrefix() + claim.key(), claim.fingerprint() + CONFIRMED_MARK, confirmArgs);
+                }
+                redis.flushCommands();
+            } catch (RuntimeException e) {
+                log.debug("idempotency store: could not record {} confirms: {}", claims.size(), e.toString());
+            } finally {
+                redis.setAutoFlushCommands(true);
+            }
+        }
     }
 
     /** Counts a claim that timed out on {@code link}; drops the link and opens another when it is dead. */

@@ -76,6 +76,8 @@ class PurchasePublisherTest {
      */
     private static final class InMemoryIdempotencyStore implements IdempotencyStore {
         final Map<UUID, String> fingerprints = new ConcurrentHashMap<>();
+        final Set<UUID> confirmedKeys = ConcurrentHashMap.newKeySet();
+        volatile boolean recordsConfirms = true;
         final List<List<Claim>> calls = new CopyOnWriteArrayList<>();
         volatile boolean available = true;
         volatile Duration maxWait = Duration.ofSeconds(1);
@@ -102,10 +104,18 @@ class PurchasePublisherTest {
             List<Outcome> outcomes = new ArrayList<>();
             for (Claim claim : claims) {
                 String held = fingerprints.putIfAbsent(claim.key(), claim.fingerprint());
-                outcomes.add(held == null ? Outcome.FIRST : held.equals(claim.fingerprint()) ? Outcome.SAME : Outcome.CONFLICT);
+                outcomes.add(held == null ? Outcome.FIRST : !held.equals(claim.fingerprint()) ? Outcome.CONFLICT
+                        : confirmedKeys.contains(claim.key()) ? Outcome.CONFIRMED : Outcome.SAME);
             }
             // Answered from another thread, as Redis's replies are (on Lettuce's I/O thread).
             return answering.thenApplyAsync(answered -> outcomes, replies);
+        }
+
+        @Override
+        public void confirmed(List<Claim> claims) {
+            if (recordsConfirms) {
+                claims.forEach(claim -> confirmedKeys.add(claim.key()));
+            }
         }
 
         @Override
@@ -547,6 +557,7 @@ class PurchasePublisherTest {
         PurchasePublisher publisher = publisher(200, Duration.ZERO, 16);
         PurchaseRequest first = keyed(7, "till-1/42", 101);
 
+        store.recordsConfirms = false; // a retry of a purchase not known to be confirmed
         CompletableFuture<Void> accepted = publisher.submit(first);
         awaitSent(0).ack();
         assertThat(accepted).succeedsWithin(Duration.ofSeconds(5));
@@ -567,37 +578,67 @@ class PurchasePublisherTest {
         assertThat(store.fingerprints).containsEntry(first.idempotencyKey().key(), first.idempotencyKey().fingerprint());
     }
 
+    /** A retry after its purchase was confirmed (a lost 201) is answered without publishing it again. */
     @Test
-    void theKeysOfABatchAreClaimedInOneCallAndOnlyTheConflictingPurchaseLeavesTheBatch() {
+    void aRetryOfAConfirmedPurchaseIsAnsweredFromTheStoreWithoutPublishingAgain() {
         InMemoryIdempotencyStore store = new InMemoryIdempotencyStore();
         idempotency = store;
-        PurchasePublisher publisher = publisher(200, Duration.ZERO, 1);
-        publisher.submit(purchase(BUCKETS)); // occupies the one permit, so what follows gathers into one batch
-        Sent blocker = awaitSent(0);
-        // Stores 1 and 1 + BUCKETS share a bucket, so all of these leave together.
+        PurchasePublisher publisher = publisher(200, Duration.ZERO, 16);
+        PurchaseRequest first = keyed(7, "till-1/43", 101);
+        CompletableFuture<Void> refused = publisher.submit(keyed(8, "till-1/44", 101));
+        awaitSent(0).nack("disk full");
+        assertThat(refusal(refused)).isEqualTo(Reason.NACK);
+        assertThat(store.confirmedKeys).as("a nacked purchase is not recorded as confirmed").isEmpty();
+
+        CompletableFuture<Void> accepted = publisher.submit(first);
+        awaitSent(1).ack();
+        assertThat(accepted).succeedsWithin(Duration.ofSeconds(5));
+        await().atMost(Duration.ofSeconds(5)).until(() -> store.confirmedKeys.contains(first.idempotencyKey().key()));
+
+        CompletableFuture<Void> retry = publisher.submit(keyed(7, "till-1/43", 101));
+        assertThat(retry).succeedsWithin(Duration.ofSeconds(5));
+        assertThat(sent).hasSize(2);
+        assertThat(registry.get("purchases.idempotency.replays").counter().count()).isEqualTo(1);
+        assertThatThrownBy(() -> publisher.publish(keyed(7, "till-1/43", 102))).as("another body is still refused")
+                .isInstanceOf(IdempotencyConflictException.class);
+    }
+
+    @Test
+    void theKeysThatGatherWhileAClaimIsOutAreClaimedInOneCallAndOnlyTheConflictingPurchaseIsLeftOut() {
+        InMemoryIdempotencyStore store = new InMemoryIdempotencyStore();
+        store.answering = new CompletableFuture<>();
+        idempotency = store;
+        PurchasePublisher publisher = publisher(true, Duration.ofSeconds(5), new PublishProperties.Batch(200, Duration.ZERO,
+                Duration.ZERO, BUCKETS, 16, 1, 100_000, Duration.ofSeconds(5)));
         PurchaseRequest keyed = keyed(1, "a", 101);
+        CompletableFuture<Void> first = publisher.submit(keyed); // takes the one claim slot, unanswered
+        await().atMost(Duration.ofSeconds(5)).until(() -> store.calls.size() == 1);
         PurchaseRequest sameKeyOtherBody = keyed(1, "a", 102);
         PurchaseRequest retry = keyed(1, "a", 101);
         PurchaseRequest otherKey = keyed(1 + BUCKETS, "a", 101);
         PurchaseRequest unkeyed = purchase(1);
         Map<PurchaseRequest, CompletableFuture<Void>> futures = new java.util.LinkedHashMap<>();
-        for (PurchaseRequest purchase : List.of(keyed, sameKeyOtherBody, retry, otherKey, unkeyed)) {
+        futures.put(keyed, first);
+        for (PurchaseRequest purchase : List.of(sameKeyOtherBody, retry, otherKey, unkeyed)) {
             futures.put(purchase, publisher.submit(purchase));
         }
 
-        blocker.ack();
-        // The unkeyed purchase leaves at once, without waiting for the claims, in a message of its own.
-        Sent unkeyedPart = awaitSent(1);
+        // The unkeyed purchase leaves at once, without waiting for the claims.
+        Sent unkeyedPart = awaitSent(0);
         unkeyedPart.ack();
-        Sent batch = awaitSent(2);
-        batch.ack();
-
-        assertThat(store.calls).hasSize(1);
-        assertThat(store.calls.getFirst()).extracting(IdempotencyStore.Claim::key).containsExactly(keyed.idempotencyKey().key(),
-                keyed.idempotencyKey().key(), keyed.idempotencyKey().key(), otherKey.idempotencyKey().key());
         assertThat(unkeyedPart.purchaseIds()).containsExactly(unkeyed.purchase().purchaseId());
-        assertThat(batch.purchaseIds()).containsExactly(keyed.purchase().purchaseId(), keyed.purchase().purchaseId(),
-                otherKey.purchase().purchaseId());
+        store.answering.complete(null);
+        await().atMost(Duration.ofSeconds(5)).until(() -> futures.values().stream().allMatch(CompletableFuture::isDone)
+                || sent.stream().mapToInt(message -> message.purchaseIds().size()).sum() == 4);
+        sent.stream().skip(1).forEach(Sent::ack);
+
+        assertThat(store.calls).as("what gathered while the first claim was out: one call")
+                .extracting(calls -> calls.stream().map(IdempotencyStore.Claim::key).toList())
+                .containsExactly(List.of(keyed.idempotencyKey().key()), List.of(keyed.idempotencyKey().key(),
+                        keyed.idempotencyKey().key(), otherKey.idempotencyKey().key()));
+        assertThat(sent.stream().skip(1).flatMap(message -> message.purchaseIds().stream()))
+                .containsExactlyInAnyOrder(keyed.purchase().purchaseId(), keyed.purchase().purchaseId(),
+                        otherKey.purchase().purchaseId());
         assertThat(futures.get(sameKeyOtherBody)).failsWithin(Duration.ofSeconds(5))
                 .withThrowableOfType(java.util.concurrent.ExecutionException.class)
                 .havingCause().isInstanceOf(IdempotencyConflictException.class);
@@ -606,7 +647,6 @@ class PurchasePublisherTest {
         }
     }
 
-    /** A Redis that does not answer must not hold up the unkeyed purchases (issue 35). */
     @Test
     void aClaimAwaitingItsAnswerHoldsNoInFlightPermitSoUnkeyedPurchasesGoOn() {
         InMemoryIdempotencyStore store = new InMemoryIdempotencyStore();
