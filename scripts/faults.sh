@@ -65,8 +65,8 @@
 #   --latency MS       added latency of broker-latency and db-latency (default 50)
 #   --retries N        the load client's retries per request (default 12)
 #   --late-retries N   stores re-sending an accepted purchase in late-retry (default 2)
-#   --late-retry-after COUNT|TIME  further purchases of the store (default 1200, more than
-#                      store-service's dedup window of 1,024 per store; those stores send extra
+#   --late-retry-after COUNT|TIME  further purchases of the store (default 4200, more than
+#                      store-service's dedup window of 4,096 per store; those stores send extra
 #                      purchases to reach it) or a time (90s, 5m) before the re-send
 #   --timeout S        a run whose load client has not finished after S s fails (default 600)
 #   --run-dir DIR      output folder (default runs/faults-<UTC time>)
@@ -101,7 +101,7 @@ loss=0.05
 latency_ms=50
 retries=12
 late_retries=2
-late_retry_after=1200
+late_retry_after=4200
 timeout=600
 run_dir=""
 while [[ $# -gt 0 ]]; do

@@ -71,7 +71,7 @@ if [[ "${SMOKE:-true}" != false ]]; then
 fi
 # A CI-sized fault run, so a regression in exactly-once shows here: two crashes, a simulated
 # broker restart (every broker link cut through the fault proxy for 5 s) mid-run at small load,
-# and late-retry (two stores re-send an accepted purchase after 1,200 further purchases of
+# and late-retry (two stores re-send an accepted purchase after 4,200 further purchases of
 # theirs, beyond store-service's dedup window), about a minute each, each run bounded by
 # --timeout, failing on any purchase lost or counted twice.
 if [[ "${FAULTS:-true}" != false ]]; then
