@@ -29,47 +29,17 @@ NODES=(1 2 3)
 
 log() { printf '[rabbitmq-cluster] %s\n' "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
+# shellcheck source=lib/rabbitmq-node.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/rabbitmq-node.sh"
 
 node_name() { echo "sm$1@localhost"; }
 amqp_port() { echo $((5680 + $1)); }
-ctl() { local n="$1"; shift; rabbitmqctl -q -n "$(node_name "$n")" "$@"; }
-running() { ctl "$1" ping >/dev/null 2>&1; }
-
-# Writes node N's config and plugins files; the system's /etc/rabbitmq/rabbitmq.conf fixes the
-# listener to 5672, so each node gets a config file of its own.
-prepare_node() {
-  local n="$1" dir="$CLUSTER_DIR/sm$1"
-  mkdir -p "$dir/mnesia" "$dir/log"
-  cat >"$dir/rabbitmq.conf" <<EOF
-listeners.tcp.local = 127.0.0.1:$(amqp_port "$n")
-management.tcp.ip = 127.0.0.1
-management.tcp.port = $((15680 + n))
-prometheus.tcp.ip = 127.0.0.1
-prometheus.tcp.port = $((15690 + n))
-loopback_users = none
-EOF
-  echo "[rabbitmq_management,rabbitmq_sharding,rabbitmq_prometheus]." >"$dir/enabled_plugins"
-  chown -R rabbitmq:rabbitmq "$CLUSTER_DIR"
-}
+ctl() { local n="$1"; shift; rmq_ctl "$(node_name "$n")" "$@"; }
+running() { rmq_running "$(node_name "$1")"; }
 
 start_node() {
-  local n="$1" dir="$CLUSTER_DIR/sm$1"
-  if running "$n"; then
-    log "$(node_name "$n") already runs"
-    return 0
-  fi
-  prepare_node "$n"
-  log "starting $(node_name "$n") (AMQP $(amqp_port "$n"))"
-  runuser -u rabbitmq -- env RABBITMQ_NODENAME="$(node_name "$n")" RABBITMQ_DIST_PORT=$((25680 + n)) \
-    RABBITMQ_MNESIA_BASE="$dir/mnesia" RABBITMQ_LOG_BASE="$dir/log" RABBITMQ_PID_FILE="$dir/pid" \
-    RABBITMQ_ENABLED_PLUGINS_FILE="$dir/enabled_plugins" RABBITMQ_CONFIG_FILE="$dir/rabbitmq.conf" \
-    rabbitmq-server -detached
-  # The node registers with epmd only after a moment; until then await_startup fails at once.
-  for ((t = 0; t < 120; t++)); do
-    running "$n" && break
-    sleep 0.5
-  done
-  ctl "$n" await_startup --timeout 110 || die "$(node_name "$n") did not start; see $dir/log"
+  local n="$1"
+  rmq_start_node "$(node_name "$n")" "$CLUSTER_DIR/sm$n" "$(amqp_port "$n")" $((15680 + n)) $((25680 + n)) $((15690 + n))
 }
 
 join() {

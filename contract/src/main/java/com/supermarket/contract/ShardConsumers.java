@@ -101,7 +101,9 @@ public final class ShardConsumers implements SmartLifecycle {
 
     /**
      * @param exchange          the sharded exchange whose shard queues to consume
-     * @param connectionFactory the service's connection factory
+     * @param connectionFactory the service's connection factory; nothing may publish on its
+     *                          connection (an alarm blocks a connection that publishes, acks
+     *                          included): replies and parking go on its publisher connection
      * @param setup             prepares the broker before the first discovery; its management
      *                          client lists the shard queues
      * @param settings          consumers, prefetch, intervals

@@ -51,14 +51,19 @@ final class TestPurchases {
 
     /** Publishes over {@code connection} (any broker, e.g. a cluster node) and closes it. */
     static void publish(Connection connection, List<Purchase> purchases) {
+        publish(connection, Topology.INGRESS_EXCHANGE, purchases);
+    }
+
+    /** Publishes to {@code exchange} with the routing keys the ingress would get, and closes {@code connection}. */
+    static void publish(Connection connection, String exchange, List<Purchase> purchases) {
         List<byte[]> bodies = purchases.stream().map(WireFormat::encode).toList();
-        publish(connection, null, purchases.stream().map(Purchase::routingKey).toList(),
+        publish(connection, exchange, null, purchases.stream().map(Purchase::routingKey).toList(),
                 purchases.stream().map(p -> p.purchaseId().toString()).toList(), bodies);
     }
 
     /** Legacy single-purchase messages (no {@code type}), as purchase-api sent before batches. */
     static void publishRaw(TestBroker broker, List<String> routingKeys, List<String> messageIds, List<byte[]> bodies) {
-        publish(broker.newConnection(), null, routingKeys, messageIds, bodies);
+        publish(broker.newConnection(), Topology.INGRESS_EXCHANGE, null, routingKeys, messageIds, bodies);
     }
 
     /** One batch message ({@link PurchaseBatch#MESSAGE_TYPE}) framed from raw purchase elements. */
@@ -68,17 +73,23 @@ final class TestPurchases {
 
     /** One message of type {@link PurchaseBatch#MESSAGE_TYPE} with exactly this body. */
     static void publishBatchBody(TestBroker broker, String routingKey, byte[] body) {
-        publish(broker.newConnection(), PurchaseBatch.MESSAGE_TYPE, List.of(routingKey), List.of(UUID.randomUUID().toString()), List.of(body));
+        publishBatchBody(broker.newConnection(), Topology.INGRESS_EXCHANGE, routingKey, body);
     }
 
-    private static void publish(Connection opened, String type, List<String> routingKeys, List<String> messageIds,
-                                List<byte[]> bodies) {
+    /** One message of type {@link PurchaseBatch#MESSAGE_TYPE} with exactly this body, to {@code exchange}. */
+    static void publishBatchBody(Connection connection, String exchange, String routingKey, byte[] body) {
+        publish(connection, exchange, PurchaseBatch.MESSAGE_TYPE, List.of(routingKey), List.of(UUID.randomUUID().toString()),
+                List.of(body));
+    }
+
+    private static void publish(Connection opened, String exchange, String type, List<String> routingKeys,
+                                List<String> messageIds, List<byte[]> bodies) {
         try (Connection connection = opened; Channel channel = connection.createChannel()) {
             channel.confirmSelect();
             for (int i = 0; i < bodies.size(); i++) {
                 AMQP.BasicProperties properties = new AMQP.BasicProperties.Builder().type(type)
                         .contentType(WireFormat.CONTENT_TYPE).deliveryMode(2).messageId(messageIds.get(i)).build();
-                channel.basicPublish(Topology.INGRESS_EXCHANGE, routingKeys.get(i), properties, bodies.get(i));
+                channel.basicPublish(exchange, routingKeys.get(i), properties, bodies.get(i));
             }
             channel.waitForConfirmsOrDie(30_000);
         } catch (Exception e) {

@@ -47,13 +47,18 @@ final class ExpectedCounts {
 
     /** Publishes {@code count} purchases on {@code channel} (confirms are the caller's). */
     void publish(Channel channel, int count) throws IOException {
+        publish(channel, Topology.INGRESS_EXCHANGE, count);
+    }
+
+    /** Publishes {@code count} purchases to {@code exchange} with their routing keys, as to the ingress. */
+    void publish(Channel channel, String exchange, int count) throws IOException {
         for (int i = 0; i < count; i++) {
             int store = 1 + random.nextInt(stores);
             int item = 1 + random.nextInt(items);
             expected[store][item]++;
             Purchase purchase = new Purchase(UUID.randomUUID(), store, store * 1000, LocalDate.of(2021, 1, 1),
                     List.of(new PurchaseItem(item, 1)), Instant.now());
-            channel.basicPublish(Topology.INGRESS_EXCHANGE, purchase.routingKey(),
+            channel.basicPublish(exchange, purchase.routingKey(),
                     new AMQP.BasicProperties.Builder().contentType(WireFormat.CONTENT_TYPE)
                             .messageId(purchase.purchaseId().toString()).deliveryMode(2).build(),
                     WireFormat.encode(purchase));

@@ -16,6 +16,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.URI;
+import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -25,6 +26,7 @@ import java.util.UUID;
 import java.util.concurrent.TimeoutException;
 import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
 import org.springframework.amqp.rabbit.core.RabbitAdmin;
+import tools.jackson.databind.JsonNode;
 
 /**
  * A throw-away virtual host on the real RabbitMQ, so integration tests that run side by side
@@ -47,12 +49,12 @@ public final class TestBroker implements AutoCloseable {
     private final List<String> users = new ArrayList<>();
     private final boolean owner;
 
-    private TestBroker(String purpose) {
-        host = env("RABBITMQ_HOST", "127.0.0.1");
-        port = Integer.parseInt(env("RABBITMQ_PORT", "5672"));
-        username = env("RABBITMQ_USERNAME", "guest");
-        password = env("RABBITMQ_PASSWORD", "guest");
-        managementUri = URI.create(env("RABBITMQ_MANAGEMENT_URL", "http://" + host + ":15672"));
+    private TestBroker(String purpose, String host, int port, String username, String password, URI managementUri) {
+        this.host = host;
+        this.port = port;
+        this.username = username;
+        this.password = password;
+        this.managementUri = managementUri;
         requireReachable(host, port, "RabbitMQ (AMQP)");
         requireReachable(managementUri.getHost(), managementUri.getPort(), "the RabbitMQ management API");
         management = new ManagementClient(managementUri, username, password);
@@ -77,7 +79,49 @@ public final class TestBroker implements AutoCloseable {
 
     /** Creates a fresh vhost named after {@code purpose} (letters, digits, dashes). */
     public static TestBroker create(String purpose) {
-        return new TestBroker(purpose);
+        String host = env("RABBITMQ_HOST", "127.0.0.1");
+        return new TestBroker(purpose, host, Integer.parseInt(env("RABBITMQ_PORT", "5672")), env("RABBITMQ_USERNAME", "guest"),
+                env("RABBITMQ_PASSWORD", "guest"), URI.create(env("RABBITMQ_MANAGEMENT_URL", "http://" + host + ":15672")));
+    }
+
+    /** A fresh vhost on the broker node at {@code host:port} (guest/guest), e.g. a {@link TestNode}. */
+    static TestBroker on(String host, int port, URI managementUri, String purpose) {
+        return new TestBroker(purpose, host, port, "guest", "guest", managementUri);
+    }
+
+    public URI managementUri() {
+        return managementUri;
+    }
+
+    /**
+     * Messages published now that reach {@code targetExchange} only when released (see
+     * {@link HeldMessages}), named after {@code name}.
+     */
+    public HeldMessages held(String name, String targetExchange) {
+        return new HeldMessages(this, name, targetExchange);
+    }
+
+    /**
+     * The messages in {@code queue}, ready and unacknowledged, as the management API last sampled
+     * them (every few seconds): 0 means the queue is drained and every delivery acknowledged.
+     */
+    public long messagesReadyOrUnacknowledged(String queue) {
+        JsonNode info = WireFormat.mapper().readTree(management.send("GET", "api/queues/" + encode(vhost) + "/"
+                + encode(queue) + "?columns=messages", null));
+        return info.path("messages").asLong(-1);
+    }
+
+    /** The state of each client connection to this vhost ({@code running}, {@code blocking}, {@code blocked}...). */
+    public List<String> connectionStates() {
+        JsonNode connections = WireFormat.mapper().readTree(management.send("GET", "api/vhosts/" + encode(vhost)
+                + "/connections?columns=state", null));
+        List<String> states = new ArrayList<>();
+        connections.forEach(connection -> states.add(connection.path("state").asString()));
+        return states;
+    }
+
+    private static String encode(String segment) {
+        return URLEncoder.encode(segment, StandardCharsets.UTF_8).replace("+", "%20");
     }
 
     public String host() {

@@ -10,7 +10,6 @@ import java.io.IOException;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -18,7 +17,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.springframework.amqp.rabbit.connection.AbstractConnectionFactory;
 import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
@@ -49,7 +47,7 @@ public final class TestCluster implements AutoCloseable {
 
     /** Starts the cluster (if not running) and creates a fresh vhost named after {@code purpose}. */
     public static TestCluster start(String purpose) {
-        TestCluster cluster = new TestCluster(findScript(), purpose);
+        TestCluster cluster = new TestCluster(Scripts.find("rabbitmq-cluster.sh"), purpose);
         try {
             cluster.run("start");
             ManagementClient management = cluster.management(1);
@@ -192,29 +190,6 @@ public final class TestCluster implements AutoCloseable {
         List<String> command = new ArrayList<>();
         command.add(script.toString());
         command.addAll(List.of(arguments));
-        try {
-            Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-            String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            if (!process.waitFor(3, TimeUnit.MINUTES) || process.exitValue() != 0) {
-                throw new IllegalStateException(String.join(" ", command) + " failed (needs root and the rabbitmq-server "
-                        + "package; scripts/local-services.sh installs it):\n" + output);
-            }
-        } catch (IOException e) {
-            throw new IllegalStateException("cannot run " + script, e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted running " + script, e);
-        }
-    }
-
-    /** scripts/rabbitmq-cluster.sh in the repository the test runs in (a module's parent). */
-    private static Path findScript() {
-        for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
-            Path script = dir.resolve("scripts/rabbitmq-cluster.sh");
-            if (Files.isExecutable(script)) {
-                return script;
-            }
-        }
-        throw new IllegalStateException("scripts/rabbitmq-cluster.sh not found above " + Path.of("").toAbsolutePath());
+        Scripts.run(command, Duration.ofMinutes(3), "root and the rabbitmq-server package; scripts/local-services.sh installs it");
     }
 }

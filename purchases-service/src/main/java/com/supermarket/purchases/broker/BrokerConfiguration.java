@@ -1,11 +1,25 @@
 package com.supermarket.purchases.broker;
 
 import com.supermarket.contract.BrokerBeans;
+import com.supermarket.contract.Parking;
+import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
+import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 
-/** The platform's shared broker beans (settings, topology, set-up): see {@link BrokerBeans}. */
+/**
+ * The platform's shared broker beans (settings, topology, set-up: see {@link BrokerBeans}), and
+ * parking on Spring Boot's publisher connection: the shard consumers consume on its main
+ * connection and never publish on it, since under a memory or disk alarm the broker stops
+ * reading from a connection that publishes, acks included.
+ */
 @Configuration(proxyBeanMethods = false)
 @Import(BrokerBeans.class)
 class BrokerConfiguration {
+
+    /** Parks poison purchases, and those the store refuses for good, on the publisher connection. */
+    @Bean
+    Parking parking(CachingConnectionFactory connectionFactory) {
+        return new Parking(connectionFactory.getPublisherConnectionFactory());
+    }
 }

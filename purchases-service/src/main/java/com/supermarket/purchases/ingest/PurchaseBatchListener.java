@@ -48,14 +48,16 @@ class PurchaseBatchListener implements ChannelAwareMessageListener {
     private static final int REMEMBERED_FAILURES = 1024;
 
     private final BatchWriter writer;
+    private final Parking parking;
     private final int maxAttemptsOnError;
     private final Map<Long, Integer> attemptsOnError = new ConcurrentHashMap<>();
     private final Counter malformedMessages;
     private final Counter poisonPurchases;
     private final Counter errors;
 
-    PurchaseBatchListener(BatchWriter writer, IngestProperties properties, MeterRegistry registry) {
+    PurchaseBatchListener(BatchWriter writer, Parking parking, IngestProperties properties, MeterRegistry registry) {
         this.writer = writer;
+        this.parking = parking;
         this.maxAttemptsOnError = properties.maxAttemptsOnError();
         this.malformedMessages = Counter.builder("purchases.poison").tag("kind", "message")
                 .description("Unreadable messages rejected whole, and poison purchases parked alone").register(registry);
@@ -97,11 +99,11 @@ class PurchaseBatchListener implements ChannelAwareMessageListener {
         try {
             Set<UUID> refused = decoded.purchases().isEmpty() ? Set.of() : writer.write(decoded.purchases());
             for (PurchaseBatch.Poison poison : decoded.poison()) {
-                park(channel, poison, properties);
+                park(poison, properties);
             }
             for (Purchase purchase : decoded.purchases()) {
                 if (refused.contains(purchase.purchaseId())) {
-                    park(channel, new PurchaseBatch.Poison(WireFormat.encode(purchase), "refused by the purchase store"),
+                    park(new PurchaseBatch.Poison(WireFormat.encode(purchase), "refused by the purchase store"),
                             properties);
                 }
             }
@@ -121,10 +123,10 @@ class PurchaseBatchListener implements ChannelAwareMessageListener {
         }
     }
 
-    private void park(Channel channel, PurchaseBatch.Poison poison, MessageProperties properties) throws Exception {
+    private void park(PurchaseBatch.Poison poison, MessageProperties properties) throws Exception {
         poisonPurchases.increment();
         log.warn("Parking one poison purchase of a message from {}: {}", properties.getConsumerQueue(), poison.reason());
-        Parking.park(channel, poison, properties.getConsumerQueue(), PARK_TIMEOUT);
+        parking.park(poison, properties.getConsumerQueue(), PARK_TIMEOUT);
     }
 
     private void requeueOrPark(Channel channel, long tag, long key, Exception failure) throws Exception {

@@ -17,6 +17,7 @@ import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.AlreadyClosedException;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.ShutdownSignalException;
+import com.supermarket.contract.Parking;
 import com.supermarket.contract.Purchase;
 import com.supermarket.contract.PurchaseBatch;
 import com.supermarket.contract.PurchaseItem;
@@ -44,6 +45,8 @@ import org.mockito.ArgumentCaptor;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.MessageProperties;
 import org.springframework.amqp.rabbit.connection.ChannelProxy;
+import org.springframework.amqp.rabbit.connection.Connection;
+import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.dao.DataIntegrityViolationException;
 
@@ -54,7 +57,9 @@ class PurchaseBatchListenerTest {
     private final StorageState state = new StorageState();
     private final IngestProperties properties = new IngestProperties(1, 10, Duration.ofMillis(1), Duration.ofMillis(4), 3);
     private final BatchWriter writer = new BatchWriter(repository, state, properties, registry);
-    private final PurchaseBatchListener listener = new PurchaseBatchListener(writer, properties, registry);
+    /** The channel of the publishing connection, where parking publishes. */
+    private final Channel publishing = publishingChannel();
+    private final PurchaseBatchListener listener = new PurchaseBatchListener(writer, parkingOn(publishing), properties, registry);
     private final Channel channel = mock(Channel.class);
 
     @Test
@@ -114,9 +119,10 @@ class PurchaseBatchListenerTest {
 
         assertThat(repository.stored).containsOnlyKeys(before.purchaseId(), after.purchaseId());
         ArgumentCaptor<byte[]> parked = ArgumentCaptor.forClass(byte[].class);
-        verify(channel).basicPublish(eq(Topology.DEAD_LETTER_EXCHANGE), eq(""), any(AMQP.BasicProperties.class), parked.capture());
+        verify(publishing).basicPublish(eq(Topology.DEAD_LETTER_EXCHANGE), eq(""), any(AMQP.BasicProperties.class), parked.capture());
         assertThat(new String(parked.getValue(), StandardCharsets.UTF_8)).isEqualTo(new String(poison, StandardCharsets.UTF_8));
-        verify(channel).waitForConfirmsOrDie(anyLong());
+        verify(publishing).waitForConfirms(anyLong());
+        verify(channel, never()).basicPublish(any(), any(), any(AMQP.BasicProperties.class), any());
         verify(channel).basicAck(8, true);
         verify(channel, never()).basicReject(anyLong(), anyBoolean());
         assertThat(registry.counter("purchases.poison", "kind", "purchase").count()).isEqualTo(1);
@@ -157,8 +163,9 @@ class PurchaseBatchListenerTest {
 
         assertThat(repository.stored).containsOnlyKeys(fine.purchaseId());
         ArgumentCaptor<byte[]> parked = ArgumentCaptor.forClass(byte[].class);
-        verify(channel).basicPublish(eq(Topology.DEAD_LETTER_EXCHANGE), eq(""), any(AMQP.BasicProperties.class), parked.capture());
+        verify(publishing).basicPublish(eq(Topology.DEAD_LETTER_EXCHANGE), eq(""), any(AMQP.BasicProperties.class), parked.capture());
         assertThat(WireFormat.decode(parked.getValue(), Purchase.class)).isEqualTo(refused);
+        verify(channel, never()).basicPublish(any(), any(), any(AMQP.BasicProperties.class), any());
         verify(channel).basicAck(1, true);
     }
 
@@ -362,5 +369,24 @@ class PurchaseBatchListenerTest {
                 default -> Fault.UNKNOWN;
             };
         }
+    }
+
+    private static Channel publishingChannel() {
+        Channel channel = mock(Channel.class);
+        try {
+            when(channel.waitForConfirms(anyLong())).thenReturn(true);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+        return channel;
+    }
+
+    /** Parking whose publishing connection hands out {@code publishing}. */
+    private static Parking parkingOn(Channel publishing) {
+        Connection connection = mock(Connection.class);
+        when(connection.createChannel(false)).thenReturn(publishing);
+        ConnectionFactory connections = mock(ConnectionFactory.class);
+        when(connections.createConnection()).thenReturn(connection);
+        return new Parking(connections);
     }
 }

@@ -45,15 +45,17 @@ class PurchaseListener implements ChannelAwareMessageListener {
 
     private final StoreCounts counts;
     private final Acknowledger acknowledger;
+    private final Parking parking;
     private final Counter applied;
     private final Counter linesApplied;
     private final Counter duplicates;
     private final Counter malformed;
     private final Counter outOfRange;
 
-    PurchaseListener(StoreCounts counts, Acknowledger acknowledger, MeterRegistry registry) {
+    PurchaseListener(StoreCounts counts, Acknowledger acknowledger, Parking parking, MeterRegistry registry) {
         this.counts = counts;
         this.acknowledger = acknowledger;
+        this.parking = parking;
         this.applied = Counter.builder("store.purchases.applied")
                 .description("Purchases added to the counts").register(registry);
         this.linesApplied = Counter.builder("store.purchase.lines.applied")
@@ -126,11 +128,11 @@ class PurchaseListener implements ChannelAwareMessageListener {
     }
 
     /** Parks each poison element alone; false (channel closed, message left to redelivery) if one could not be. */
-    private static boolean park(List<PurchaseBatch.Poison> poison, Channel channel, MessageProperties properties)
+    private boolean park(List<PurchaseBatch.Poison> poison, Channel channel, MessageProperties properties)
             throws IOException, InterruptedException {
         for (PurchaseBatch.Poison element : poison) {
             try {
-                Parking.park(channel, element, properties.getConsumerQueue(), PARK_CONFIRM_TIMEOUT);
+                parking.park(element, properties.getConsumerQueue(), PARK_CONFIRM_TIMEOUT);
                 log.warn("Parked a poison purchase of message {} from {}: {}", properties.getMessageId(),
                         properties.getConsumerQueue(), element.reason());
             } catch (IOException e) {

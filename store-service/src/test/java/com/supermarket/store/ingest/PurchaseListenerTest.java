@@ -5,6 +5,7 @@ import static org.mockito.Mockito.mock;
 import static org.mockito.Mockito.when;
 
 import com.rabbitmq.client.Channel;
+import com.supermarket.contract.Parking;
 import com.supermarket.contract.Purchase;
 import com.supermarket.contract.PurchaseBatch;
 import com.supermarket.contract.PurchaseItem;
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.MessageProperties;
 import org.springframework.amqp.rabbit.connection.ChannelProxy;
+import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 
 class PurchaseListenerTest {
 
@@ -31,7 +33,8 @@ class PurchaseListenerTest {
     void isHandedTheChannelTheMessageCameOnNotTheCachingProxy() throws Exception {
         List<Acknowledged> acknowledged = new ArrayList<>();
         PurchaseListener listener = new PurchaseListener(new StoreCounts(10, 1000, 100),
-                (channel, tag, counted) -> acknowledged.add(new Acknowledged(channel, tag, counted)), new SimpleMeterRegistry());
+                (channel, tag, counted) -> acknowledged.add(new Acknowledged(channel, tag, counted)),
+                new Parking(mock(ConnectionFactory.class)), new SimpleMeterRegistry());
         Channel delivering = mock(Channel.class);
         ChannelProxy proxy = mock(ChannelProxy.class);
         when(proxy.getTargetChannel()).thenReturn(delivering);
