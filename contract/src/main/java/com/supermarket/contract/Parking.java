@@ -23,7 +23,10 @@ import org.springframework.amqp.rabbit.connection.RabbitUtils;
  * memory or disk alarm the broker stops reading from every connection that publishes, acks
  * included, so a park on the consumer's connection would stop every shard it consumes until the
  * alarm clears. Here only the parking waits (and fails after its timeout, leaving the message to
- * redelivery); the consumer then settles the message on its own channel.
+ * redelivery); the consumer then settles the message on its own channel. Parking is therefore
+ * at least once: a park that timed out may still land once the alarm clears, beside the one its
+ * redelivery makes (the same element and reason; an operator handles the parking queue by
+ * purchase id).
  *
  * <p>Poison is rare, so this favours simplicity over speed: a cached channel of the publishing
  * connection in confirm mode, one confirm waited for per element. The AMQP client's channel

@@ -103,7 +103,8 @@ class BrokerAlarmIT {
 
         await("the poison parked and every purchase stored, once the alarm cleared").atMost(Duration.ofSeconds(60))
                 .untilAsserted(() -> {
-                    assertThat(broker.messageCount(Topology.PARKING_QUEUE)).isEqualTo(parkedBefore + 1);
+                    assertThat(broker.messageCount(Topology.PARKING_QUEUE)).as("parked at least once: a park that timed out under the alarm may still land")
+                            .isGreaterThan(parkedBefore);
                     assertThat(service.storedCount()).isEqualTo(purchases.size() + 1);
                     assertThat(shardsHoldingMessages()).as("shards holding messages").isEmpty();
                 });
