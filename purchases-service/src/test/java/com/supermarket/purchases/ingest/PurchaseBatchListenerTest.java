@@ -180,7 +180,7 @@ class PurchaseBatchListenerTest {
 
         assertThat(repository.stored).containsOnlyKeys(fine.purchaseId(), alsoFine.purchaseId());
         ArgumentCaptor<byte[]> parked = ArgumentCaptor.forClass(byte[].class);
-        verify(channel).basicPublish(eq(Topology.DEAD_LETTER_EXCHANGE), eq(""), any(AMQP.BasicProperties.class), parked.capture());
+        verify(publishing).basicPublish(eq(Topology.DEAD_LETTER_EXCHANGE), eq(""), any(AMQP.BasicProperties.class), parked.capture());
         assertThat(WireFormat.decode(parked.getValue(), Purchase.class)).isEqualTo(bad);
         verify(channel).basicAck(1, true);
         assertThat(registry.counter("purchases.write.failures", "fault", "unknown").count()).isPositive();
@@ -225,7 +225,7 @@ class PurchaseBatchListenerTest {
             held.get();
         }
         ArgumentCaptor<byte[]> parked = ArgumentCaptor.forClass(byte[].class);
-        verify(channel).basicPublish(eq(Topology.DEAD_LETTER_EXCHANGE), eq(""), any(AMQP.BasicProperties.class), parked.capture());
+        verify(publishing).basicPublish(eq(Topology.DEAD_LETTER_EXCHANGE), eq(""), any(AMQP.BasicProperties.class), parked.capture());
         assertThat(WireFormat.decode(parked.getValue(), Purchase.class)).isEqualTo(bad);
         verify(channel).basicAck(1, true);
         assertThat(state.failure()).isNull();
