@@ -117,18 +117,26 @@ final class GrowthVerdict {
                         case TOO_FEW_SAMPLES -> "too few samples";
                     }));
         }
-        List<String> failed = findings.stream().filter(Finding::failed).map(Finding::metric).toList();
+        List<String> grew = findings.stream().filter(f -> f.outcome() == Outcome.GREW).map(Finding::metric).toList();
+        List<String> unjudged = findings.stream().filter(f -> f.outcome() == Outcome.TOO_FEW_SAMPLES)
+                .map(Finding::metric).toList();
         String limits = String.format(Locale.ROOT, "%.0f %% and %s or %,.0f", thresholds.tolerance() * 100,
                 amount(thresholds.minGrowthBytes(), true), thresholds.minGrowthCount());
         out.append('\n');
         if (findings.isEmpty()) {
             out.append("growth: FAILED: no size was sampled\n");
-        } else if (failed.isEmpty()) {
+        } else if (grew.isEmpty() && unjudged.isEmpty()) {
             out.append("growth: nothing grew without bound (").append(findings.size())
                     .append(" sizes, last third within ").append(limits).append(" of the middle third)\n");
         } else {
-            out.append("growth: FAILED: ").append(String.join(", ", failed))
-                    .append(" (grew beyond ").append(limits).append(", or too few samples to tell)\n");
+            List<String> reasons = new ArrayList<>();
+            if (!grew.isEmpty()) {
+                reasons.add("grew beyond " + limits + ": " + String.join(", ", grew));
+            }
+            if (!unjudged.isEmpty()) {
+                reasons.add("fewer than " + MIN_SAMPLES_PER_THIRD + " samples in a third: " + String.join(", ", unjudged));
+            }
+            out.append("growth: FAILED: ").append(String.join("; ", reasons)).append('\n');
         }
         return out.toString();
     }

@@ -43,7 +43,8 @@ class GrowthVerdictTest {
         assertThat(findings).singleElement().extracting(Finding::outcome).isEqualTo(Outcome.GREW);
         assertThat(GrowthVerdict.passed(findings)).isFalse();
         assertThat(GrowthVerdict.format(findings, DEFAULTS))
-                .contains("| store_wal_bytes | ").contains("| GREW |").contains("growth: FAILED: store_wal_bytes");
+                .contains("| store_wal_bytes | ").contains("| GREW |")
+                .contains("growth: FAILED: grew beyond 25 % and 16.0 MiB or 1,000: store_wal_bytes");
     }
 
     @Test
@@ -90,7 +91,8 @@ class GrowthVerdictTest {
 
         assertThat(findings).singleElement().extracting(Finding::outcome).isEqualTo(Outcome.TOO_FEW_SAMPLES);
         assertThat(GrowthVerdict.passed(findings)).isFalse();
-        assertThat(GrowthVerdict.format(findings, DEFAULTS)).contains("too few samples").contains("growth: FAILED");
+        assertThat(GrowthVerdict.format(findings, DEFAULTS)).contains("| too few samples |")
+                .contains("growth: FAILED: fewer than 3 samples in a third: redis_used_bytes");
     }
 
     @Test
