@@ -169,7 +169,8 @@ files_bytes() { # $1 = pattern in the state directory
 }
 
 # In the background until the load ends: one row of samples.csv every --sample-every s, and a
-# line on stderr. Faults come from faults.log ("<t_s> <fault>" lines, appended by the main loop).
+# line on stderr. Faults come from faults.log ("<t_s> <fault>" lines, appended by the main loop)
+# and go into the fault column as <fault>@<t_s>.
 sampler() {
   set +e
   local start="$1" columns="" name tick=0 now t api store purchases accepted=0 raw last_raw=0 api_pid last_api_pid=""
@@ -199,12 +200,13 @@ sampler() {
       last_raw="$raw" last_api_pid="$api_pid"
     fi
     struck_so_far="$(cat "$RUN_DIR/faults.log" 2>/dev/null)"
-    fault_cell="$(awk -v skip="$faults_seen" 'NR > skip { printf "%s%s", (n++ ? "+" : ""), $2 }' <<<"$struck_so_far")"
+    fault_cell="$(awk -v skip="$faults_seen" 'NR > skip { printf "%s%s@%s", (n++ ? "+" : ""), $2, $1 }' <<<"$struck_so_far")"
     faults_seen="$(grep -c . <<<"$struck_so_far")"
     local row="$t,$fault_cell,$accepted,$([[ -n "$delta" ]] && awk -v d="$delta" -v s="$dt" 'BEGIN { printf "%.0f", d / s }')"
     local scraped
     for scraped in "$api" "$store" "$purchases"; do
-      row+=",$(metric "$scraped" jvm_memory_used_bytes 'area="heap"'),$(metric "$scraped" jvm_gc_live_data_size_bytes "")"
+      # The live size reads 0 until the first collection of the old generation: not yet known.
+      row+=",$(metric "$scraped" jvm_memory_used_bytes 'area="heap"'),$(metric "$scraped" jvm_gc_live_data_size_bytes "" | sed 's/^0$//')"
     done
     local redis_used redis_keys queued
     redis_used="$(redis-cli -p "$REDIS_PORT" info memory 2>/dev/null | awk -F: '$1 == "used_memory" { printf "%d", $2 }')"

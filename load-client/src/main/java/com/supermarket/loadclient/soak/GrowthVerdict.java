@@ -15,7 +15,9 @@ import java.util.Map;
  * not floors; a leak raises the floor. A size grew when its last-third floor is more than
  * {@code tolerance} above the middle third's and by more than an absolute margin (so that 2 ->
  * 40 messages in a queue is not growth). The first third is shown only: it holds the warm-up and
- * the fill to a plateau (the idempotency keys' TTL). Stateless.
+ * the fill to a plateau (the idempotency keys' TTL). A size with fewer than 3 samples in the
+ * middle or last third (a heap's live size before its first old-generation collection) is not
+ * judged; the verdict fails when no size could be judged. Stateless.
  */
 final class GrowthVerdict {
 
@@ -31,9 +33,6 @@ final class GrowthVerdict {
     /** The floors of one size in the first, middle and last third (NaN where a third has no sample). */
     record Finding(String metric, double first, double middle, double last, Outcome outcome) {
 
-        boolean failed() {
-            return outcome != Outcome.FLAT;
-        }
     }
 
     /** When a rise counts as growth: a relative tolerance and absolute margins per kind of column. */
@@ -125,24 +124,27 @@ final class GrowthVerdict {
         out.append('\n');
         if (findings.isEmpty()) {
             out.append("growth: FAILED: no size was sampled\n");
-        } else if (grew.isEmpty() && unjudged.isEmpty()) {
-            out.append("growth: nothing grew without bound (").append(findings.size())
+        } else if (unjudged.size() == findings.size()) {
+            out.append("growth: FAILED: no size had ").append(MIN_SAMPLES_PER_THIRD)
+                    .append(" samples in each of the last two thirds (a longer run, or more samples)\n");
+        } else if (grew.isEmpty()) {
+            out.append("growth: nothing grew without bound (").append(findings.size() - unjudged.size())
                     .append(" sizes, last third within ").append(limits).append(" of the middle third)\n");
         } else {
-            List<String> reasons = new ArrayList<>();
-            if (!grew.isEmpty()) {
-                reasons.add("grew beyond " + limits + ": " + String.join(", ", grew));
-            }
-            if (!unjudged.isEmpty()) {
-                reasons.add("fewer than " + MIN_SAMPLES_PER_THIRD + " samples in a third: " + String.join(", ", unjudged));
-            }
-            out.append("growth: FAILED: ").append(String.join("; ", reasons)).append('\n');
+            out.append("growth: FAILED: grew beyond ").append(limits).append(": ").append(String.join(", ", grew))
+                    .append('\n');
+        }
+        if (!unjudged.isEmpty() && unjudged.size() < findings.size()) {
+            out.append("not judged (fewer than ").append(MIN_SAMPLES_PER_THIRD).append(" samples in a third): ")
+                    .append(String.join(", ", unjudged)).append('\n');
         }
         return out.toString();
     }
 
+    /** Passed: some size could be judged, and none grew. */
     static boolean passed(List<Finding> findings) {
-        return !findings.isEmpty() && findings.stream().noneMatch(Finding::failed);
+        return findings.stream().anyMatch(f -> f.outcome() == Outcome.FLAT)
+                && findings.stream().noneMatch(f -> f.outcome() == Outcome.GREW);
     }
 
     private static String amount(double value, boolean bytes) {

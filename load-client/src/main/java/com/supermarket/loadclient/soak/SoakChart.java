@@ -93,12 +93,27 @@ final class SoakChart {
         return chart;
     }
 
-    /** The faults by the minute of the sample that reported them. */
-    private static Map<Double, String> faults(SoakSamples samples) {
+    /**
+     * The faults by the minute they struck: a fault cell holds {@code NAME@SECONDS} (several joined
+     * by {@code +}); a fault without its time is placed at the sample that reported it.
+     */
+    static Map<Double, String> faults(SoakSamples samples) {
         Map<Double, String> faults = new java.util.TreeMap<>();
         for (int i = 0; i < samples.size(); i++) {
-            if (!samples.faults().get(i).isEmpty()) {
-                faults.put(samples.seconds()[i] / 60, samples.faults().get(i));
+            for (String fault : samples.faults().get(i).split("\\+")) {
+                if (fault.isBlank()) {
+                    continue;
+                }
+                int at = fault.lastIndexOf('@');
+                double seconds = samples.seconds()[i];
+                if (at > 0) {
+                    try {
+                        seconds = Double.parseDouble(fault.substring(at + 1));
+                    } catch (NumberFormatException e) {
+                        at = -1;
+                    }
+                }
+                faults.put(seconds / 60, at > 0 ? fault.substring(0, at) : fault);
             }
         }
         return faults;

@@ -12,8 +12,8 @@ import java.util.Map;
 
 /**
  * The samples scripts/soak.sh wrote: a CSV whose header names the columns, {@code t_s} (seconds
- * since the start) first, {@code fault} (the fault struck since the previous sample, or empty)
- * second, numbers after; an empty cell is a value that could not be read (a service being
+ * since the start) first, {@code fault} (the faults struck since the previous sample as
+ * {@code NAME@SECONDS}, joined by {@code +}, or empty) second, numbers after; an empty cell is a value that could not be read (a service being
  * restarted) and becomes NaN. Effectively immutable: nothing writes the arrays after {@link #parse}.
  */
 record SoakSamples(double[] seconds, List<String> faults, Map<String, double[]> values) {

@@ -84,7 +84,7 @@ class GrowthVerdictTest {
     }
 
     @Test
-    void tooFewSamplesFailRatherThanPass() {
+    void aRunTooShortToJudgeAnySizeFailsRatherThanPasses() {
         SoakSamples samples = samples(7, "redis_used_bytes", i -> "1048576");
 
         List<Finding> findings = GrowthVerdict.judge(samples, DEFAULTS);
@@ -92,7 +92,21 @@ class GrowthVerdictTest {
         assertThat(findings).singleElement().extracting(Finding::outcome).isEqualTo(Outcome.TOO_FEW_SAMPLES);
         assertThat(GrowthVerdict.passed(findings)).isFalse();
         assertThat(GrowthVerdict.format(findings, DEFAULTS)).contains("| too few samples |")
-                .contains("growth: FAILED: fewer than 3 samples in a third: redis_used_bytes");
+                .contains("growth: FAILED: no size had 3 samples in each of the last two thirds");
+    }
+
+    @Test
+    void aSizeMeasuredOnlyAtTheEndIsNotJudgedWhileTheOthersAre() {
+        // A heap's live size is known only after an old-generation collection: here, the last 4 samples.
+        SoakSamples samples = samples(30, "store-service_heap_live_bytes,redis_used_bytes",
+                i -> (i < 26 ? "" : String.valueOf(40 * MIB)) + "," + 8 * MIB);
+
+        List<Finding> findings = GrowthVerdict.judge(samples, DEFAULTS);
+
+        assertThat(findings).extracting(Finding::outcome).containsExactly(Outcome.TOO_FEW_SAMPLES, Outcome.FLAT);
+        assertThat(GrowthVerdict.passed(findings)).isTrue();
+        assertThat(GrowthVerdict.format(findings, DEFAULTS)).contains("growth: nothing grew without bound (1 sizes")
+                .contains("not judged (fewer than 3 samples in a third): store-service_heap_live_bytes");
     }
 
     @Test

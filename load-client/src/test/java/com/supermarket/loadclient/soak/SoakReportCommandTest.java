@@ -77,6 +77,15 @@ class SoakReportCommandTest {
     }
 
     @Test
+    void faultsAreDrawnWhenTheyStruckNotWhenTheyWereSampled() {
+        SoakSamples samples = SoakSamples.parse(List.of("t_s,fault,redis_used_bytes", "0,,5",
+                "30,kill-store-service@18+broker-restart@27,5", "60,redis-freeze,5"));
+
+        assertThat(SoakChart.faults(samples)).containsExactly(java.util.Map.entry(0.3, "kill-store-service"),
+                java.util.Map.entry(0.45, "broker-restart"), java.util.Map.entry(1.0, "redis-freeze"));
+    }
+
+    @Test
     void legendsDropTheUnitTheAxisSays() {
         assertThat(SoakChart.label("cpu_ms_per_purchase_purchase-api")).isEqualTo("purchase-api");
         assertThat(SoakChart.label("store_wal_bytes")).isEqualTo("store_wal");
@@ -89,7 +98,7 @@ class SoakReportCommandTest {
         long mib = 1 << 20;
         for (int i = 0; i < n; i++) {
             long heapFloor = growing ? (200 + 10L * i) * mib : 200 * mib;
-            lines.add(String.join(",", String.valueOf(i * 20), i % 10 == 5 ? "kill-store-service" : "",
+            lines.add(String.join(",", String.valueOf(i * 20), i % 10 == 5 ? "kill-store-service@" + (i * 20 - 7) : "",
                     String.valueOf(i * 20 * 1000), i % 10 == 6 ? "" : "1000",
                     String.valueOf(heapFloor + (i % 4) * 100 * mib), String.valueOf(150 * mib),
                     String.valueOf((i % 6) * 20 * mib), String.valueOf(3 * mib), String.valueOf(Math.min(i, 8) * 10 * mib),
