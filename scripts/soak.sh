@@ -8,25 +8,25 @@
 # --faults (scripts/faults.sh's inject: a kill -9 and restart, a link cut, the database read-only,
 # a broker memory alarm, the idempotency store frozen, ...). Every --sample-every s it writes one
 # row to samples.csv in the run folder: each service's heap (used now, and live after the last
-# collection: jvm_gc_live_data_size_bytes), store-service's write-ahead log and snapshot sizes
-# (its state directory), Redis memory and keys, the messages waiting in the run's queues
+# old-generation collection: jvm_gc_live_data_size_bytes), store-service's write-ahead log (all
+# it keeps) and newest snapshot, Redis memory and keys, the messages waiting in the run's queues
 # (RabbitMQ's management API), purchases accepted (purchase-api's purchases_accepted_total, summed
 # over its restarts) and each process's CPU per accepted purchase over the interval (/proc/PID/stat;
 # beam.smp and mariadbd are the machine's shared servers, so others' work shows in theirs).
 # At the end: the load client's verify (every accepted purchase stored once and counted once),
 # then load-client soak-report draws soak.png and judges that nothing grew without bound (each
-# size's low point over the last third of the run against the middle third's, see
-# load-client soak-report --help).
-# The idempotency keys' TTL is short (--idempotency-ttl, 5m) so that Redis reaches its plateau
-# within the run; --late-retry-after must stay below it, or a late re-send finds its key gone.
-# The load is the load client's standard profile, paced: the stores open in three phases, so the
-# full --rate holds from 5/14 to 9/14 of the run, a quarter to three quarters of it otherwise;
-# --purchases-per-hour is derived from --minutes.
+# size's low point over the last third of the run against the middle third's; a heap's occupancy
+# is drawn, not judged: see load-client soak-report --help).
+# The load is steady: every store opens at once (load-client run --all-stores-at-once, not the
+# standard profile's three phases), each paced at --rate / --stores, with --purchases-per-hour
+# derived from --minutes. The idempotency keys' TTL is short (--idempotency-ttl, 5m) so that
+# Redis reaches its plateau within the run's first third; --late-retry-after must stay below it,
+# or a late re-send finds its key gone.
 #
 # Usage: scripts/soak.sh [options]
 #   --minutes M        length of the load (default 30)
-#   --rate R           requests/s once every store is open (default 4000, about half of the
-#                      closed-loop rate of a 2-core machine at 256 stores)
+#   --rate R           requests/s, POSTs and GETs (default 4000, about half of the closed-loop
+#                      rate of a 2-core machine at 256 stores)
 #   --stores N         stores of the load client (default 256)
 #   --fault-every M    minutes between faults, the first M minutes in (default 5; 1.5 allowed)
 #   --faults "A B ..." the faults, struck in turn (default "kill-store-service
@@ -99,11 +99,10 @@ number='^[0-9]+([.][0-9]+)?$'
 for value in "$minutes" "$rate" "$fault_every" "$get_ratio" "$sample_every" "$tolerance"; do
   [[ "$value" =~ $number ]] || { echo "not a number: $value (see --help)" >&2; exit 2; }
 done
-# The profile: each store sends 9 hours of purchases at rate/stores requests/s (POSTs and GETs),
-# the last phase opening at 5 hours: 14 hours of one store's purchases from first to last.
 [[ "$stores" =~ ^[1-9][0-9]*$ ]] || { echo "--stores must be a positive whole number" >&2; exit 2; }
 [[ "$late_retries" -le "$stores" ]] || late_retries="$stores"
-per_hour="$(awk -v m="$minutes" -v r="$rate" -v s="$stores" -v g="$get_ratio" 'BEGIN { printf "%.0f", m * 60 * r / (14 * s * (1 + g)) }')"
+# Each store sends 9 hours of purchases (and their GETs) at rate/stores requests/s.
+per_hour="$(awk -v m="$minutes" -v r="$rate" -v s="$stores" -v g="$get_ratio" 'BEGIN { printf "%.0f", m * 60 * r / (9 * s * (1 + g)) }')"
 [[ "$per_hour" -ge 1 ]] || { echo "--minutes, --rate and --stores give less than one purchase per store and hour" >&2; exit 2; }
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -164,8 +163,13 @@ cpu_ticks() {
   [[ -n "$1" && -r "/proc/$1/stat" ]] || return 0
   awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$1/stat" 2>/dev/null || true
 }
-files_bytes() { # $1 = pattern in the state directory
-  find "$STORE_STATE_DIR" -maxdepth 1 -name "$1" -printf '%s\n' 2>/dev/null | awk '{ s += $1 } END { printf "%.0f", s }'
+# The write-ahead log kept (every segment: store-service keeps the log from the older of its two
+# newest snapshots on) and the newest snapshot (the counts' size; the older one is its twin).
+wal_bytes() {
+  find "$STORE_STATE_DIR" -maxdepth 1 -name 'log-*.wal' -printf '%s\n' 2>/dev/null | awk '{ s += $1 } END { printf "%.0f", s }'
+}
+newest_snapshot_bytes() {
+  find "$STORE_STATE_DIR" -maxdepth 1 -name 'snapshot-*.snap' -printf '%f %s\n' 2>/dev/null | sort | tail -n 1 | awk '{ printf "%.0f", $2 }'
 }
 
 # In the background until the load ends: one row of samples.csv every --sample-every s, and a
@@ -200,7 +204,7 @@ sampler() {
       last_raw="$raw" last_api_pid="$api_pid"
     fi
     struck_so_far="$(cat "$RUN_DIR/faults.log" 2>/dev/null)"
-    fault_cell="$(awk -v skip="$faults_seen" 'NR > skip { printf "%s%s@%s", (n++ ? "+" : ""), $2, $1 }' <<<"$struck_so_far")"
+    fault_cell="$(awk -v skip="$faults_seen" 'NR > skip && NF == 2 { printf "%s%s@%s", (n++ ? "+" : ""), $2, $1 }' <<<"$struck_so_far")"
     faults_seen="$(grep -c . <<<"$struck_so_far")"
     local row="$t,$fault_cell,$accepted,$([[ -n "$delta" ]] && awk -v d="$delta" -v s="$dt" 'BEGIN { printf "%.0f", d / s }')"
     local scraped
@@ -213,7 +217,7 @@ sampler() {
     redis_keys="$(redis-cli -p "$REDIS_PORT" dbsize 2>/dev/null | tr -dc '0-9')"
     queued="$(curl -sf -m 5 -u guest:guest "http://127.0.0.1:15672/api/queues/$VHOST?columns=name,messages" 2>/dev/null \
       | grep -o '"messages":[0-9]*' | awk -F: '{ s += $2; n++ } END { if (n) printf "%d", s }')"
-    row+=",$(files_bytes 'log-*.wal'),$(files_bytes 'snapshot-*.snap'),$redis_used,$redis_keys,$queued"
+    row+=",$(wal_bytes),$(newest_snapshot_bytes),$redis_used,$redis_keys,$queued"
     for name in "${CPU_NAMES[@]}"; do
       pid="$(awk -v n="$name" '$1 == n { print $2 }' "$RUN_DIR/pids")"
       ticks="$(cpu_ticks "$pid")"
@@ -257,7 +261,8 @@ start_platform mysql
 : >"$RUN_DIR/faults.log"
 "$JAVA" -jar "$(jar_of load-client)" run --base-url "http://127.0.0.1:$API_PORT" --max-stores "$stores" \
   --purchases-per-hour "$per_hour" --rate "$rate" --get-ratio "$get_ratio" --retries "$retries" \
-  --late-retries "$late_retries" --late-retry-after "$late_retry_after" --label soak --out "$RUN_DIR/soak.json" \
+  --late-retries "$late_retries" --late-retry-after "$late_retry_after" --all-stores-at-once --label soak \
+  --out "$RUN_DIR/soak.json" \
   --progress lines >"$RUN_DIR/load-client.txt" 2>&1 &
 CLIENT_PID=$!
 STARTED_PIDS+=("$CLIENT_PID")

@@ -8,10 +8,10 @@ import java.util.Map;
 
 /**
  * "Nothing grew without bound": for every size a soak sampled (columns ending in {@code _bytes},
- * and counts ending in {@code _messages} or {@code _keys}), compares its low point over the last
+ * and counts ending in {@code _messages} or {@code _keys}; see {@link #judged}), compares its low point over the last
  * third of the run with its low point over the middle third. The low point (10th percentile) is
- * what remains after each collection, truncation or drain: a heap's floor after GC, a write-ahead
- * log's size after a snapshot, an emptied queue. A fault's spike or a GC's saw-tooth moves peaks,
+ * what remains after each collection, truncation or drain: a write-ahead log's size after a
+ * snapshot, an emptied queue, Redis after its keys expired. A fault's spike or a GC's saw-tooth moves peaks,
  * not floors; a leak raises the floor. A size grew when its last-third floor is more than
  * {@code tolerance} above the middle third's and by more than an absolute margin (so that 2 ->
  * 40 messages in a queue is not growth). The first third is shown only: it holds the warm-up and
@@ -48,8 +48,14 @@ final class GrowthVerdict {
     private GrowthVerdict() {
     }
 
+    /**
+     * Sizes, except a heap's occupancy at the sample ({@code _heap_used_bytes}): between collections
+     * of the old generation its floor climbs by design (G1 collects the old generation only past
+     * its occupancy threshold), so only the live size after such a collection is judged.
+     */
     static boolean judged(String column) {
-        return column.endsWith("_bytes") || column.endsWith("_messages") || column.endsWith("_keys");
+        return !column.endsWith("_heap_used_bytes")
+                && (column.endsWith("_bytes") || column.endsWith("_messages") || column.endsWith("_keys"));
     }
 
     static List<Finding> judge(SoakSamples samples, Thresholds thresholds) {

@@ -101,19 +101,19 @@ final class SoakChart {
         Map<Double, String> faults = new java.util.TreeMap<>();
         for (int i = 0; i < samples.size(); i++) {
             for (String fault : samples.faults().get(i).split("\\+")) {
-                if (fault.isBlank()) {
-                    continue;
-                }
                 int at = fault.lastIndexOf('@');
+                String name = at >= 0 ? fault.substring(0, at) : fault;
                 double seconds = samples.seconds()[i];
-                if (at > 0) {
+                if (at >= 0) {
                     try {
                         seconds = Double.parseDouble(fault.substring(at + 1));
                     } catch (NumberFormatException e) {
-                        at = -1;
+                        // no time given: at the sample
                     }
                 }
-                faults.put(seconds / 60, at > 0 ? fault.substring(0, at) : fault);
+                if (!name.isBlank()) {
+                    faults.put(seconds / 60, name);
+                }
             }
         }
         return faults;

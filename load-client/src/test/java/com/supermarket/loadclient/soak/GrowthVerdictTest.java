@@ -19,10 +19,10 @@ class GrowthVerdictTest {
     private static final long MIB = 1 << 20;
 
     @Test
-    void aSawToothHeapWithFaultSpikesIsFlat() {
-        // 60 samples: the heap climbs from 200 to 600 MiB and falls back every 5 samples; a fault
-        // in the last third fills a queue for two samples.
-        SoakSamples samples = samples(60, "purchase-api_heap_used_bytes,queue_messages",
+    void aSawToothWithFaultSpikesIsFlat() {
+        // 60 samples: the log climbs from 200 to 600 MiB and falls back every 5 samples (a
+        // snapshot); a fault in the last third fills a queue for two samples.
+        SoakSamples samples = samples(60, "store_wal_bytes,queue_messages",
                 i -> (200 + (i % 5) * 100) * MIB + "," + (i == 50 || i == 51 ? 90_000 : i % 3));
 
         List<Finding> findings = GrowthVerdict.judge(samples, DEFAULTS);
@@ -71,14 +71,16 @@ class GrowthVerdictTest {
 
     @Test
     void onlySizesAreJudgedAndMissingValuesAreLeftOut() {
-        // CPU and rates are drawn, not judged; an unreadable sample (a restart) is an empty cell.
-        SoakSamples samples = samples(30, "accepted_per_s,cpu_ms_per_purchase_purchase-api,store-service_heap_used_bytes",
-                i -> i * 100 + "," + i + "," + (i % 7 == 0 ? "" : String.valueOf(300 * MIB)));
+        // CPU, rates and a heap's occupancy between old-generation collections (its floor climbs
+        // by design) are drawn, not judged; an unreadable sample (a restart) is an empty cell.
+        SoakSamples samples = samples(30, "accepted_per_s,cpu_ms_per_purchase_purchase-api,store-service_heap_used_bytes,"
+                + "store-service_heap_live_bytes",
+                i -> i * 100 + "," + i + "," + (100 + 10 * i) * MIB + "," + (i % 7 == 0 ? "" : String.valueOf(300 * MIB)));
 
         List<Finding> findings = GrowthVerdict.judge(samples, DEFAULTS);
 
         assertThat(findings).singleElement().satisfies(finding -> {
-            assertThat(finding.metric()).isEqualTo("store-service_heap_used_bytes");
+            assertThat(finding.metric()).isEqualTo("store-service_heap_live_bytes");
             assertThat(finding.outcome()).isEqualTo(Outcome.FLAT);
         });
     }

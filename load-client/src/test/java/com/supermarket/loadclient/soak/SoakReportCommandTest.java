@@ -79,7 +79,7 @@ class SoakReportCommandTest {
     @Test
     void faultsAreDrawnWhenTheyStruckNotWhenTheyWereSampled() {
         SoakSamples samples = SoakSamples.parse(List.of("t_s,fault,redis_used_bytes", "0,,5",
-                "30,kill-store-service@18+broker-restart@27,5", "60,redis-freeze,5"));
+                "30,kill-store-service@18+broker-restart@27,5", "60,redis-freeze,5", "75,@,5"));
 
         assertThat(SoakChart.faults(samples)).containsExactly(java.util.Map.entry(0.3, "kill-store-service"),
                 java.util.Map.entry(0.45, "broker-restart"), java.util.Map.entry(1.0, "redis-freeze"));
@@ -91,16 +91,16 @@ class SoakReportCommandTest {
         assertThat(SoakChart.label("store_wal_bytes")).isEqualTo("store_wal");
     }
 
-    /** n samples 20 s apart with a fault every 10; growing: the heap's floor gains 10 MiB a sample. */
+    /** n samples 20 s apart with a fault every 10; growing: the heap's live size gains 10 MiB a sample. */
     private Path write(int n, boolean growing) throws Exception {
         List<String> lines = new ArrayList<>();
         lines.add(HEADER);
         long mib = 1 << 20;
         for (int i = 0; i < n; i++) {
-            long heapFloor = growing ? (200 + 10L * i) * mib : 200 * mib;
+            long live = growing ? (150 + 10L * i) * mib : 150 * mib;
             lines.add(String.join(",", String.valueOf(i * 20), i % 10 == 5 ? "kill-store-service@" + (i * 20 - 7) : "",
                     String.valueOf(i * 20 * 1000), i % 10 == 6 ? "" : "1000",
-                    String.valueOf(heapFloor + (i % 4) * 100 * mib), String.valueOf(150 * mib),
+                    String.valueOf(200 * mib + (i % 4) * 100 * mib), String.valueOf(live),
                     String.valueOf((i % 6) * 20 * mib), String.valueOf(3 * mib), String.valueOf(Math.min(i, 8) * 10 * mib),
                     String.valueOf(Math.min(i, 8) * 100_000), String.valueOf(i % 3), "0.4", "0.2"));
         }
