@@ -82,6 +82,8 @@
 set -euo pipefail
 
 SCRIPT_NAME=faults
+# shellcheck source=lib/fault-injection.sh
+source "$(dirname "$0")/lib/fault-injection.sh"
 if [[ "${1:-}" == "-h" || "${1:-}" == "--help" ]]; then
   awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"
   exit 0
@@ -94,11 +96,6 @@ faults=()
 stores=16
 per_hour=200
 fault_at=4
-down_for=3
-outage_for=8
-degrade_for=10
-loss=0.05
-latency_ms=50
 retries=12
 late_retries=2
 late_retry_after=4200
@@ -138,41 +135,7 @@ JAVA="$JAVA_HOME/bin/java"
 # shellcheck source=lib/platform.sh
 source "$ROOT/scripts/lib/platform.sh"
 NAME="${FAULTS_NAME:-faults}"
-PROXY_PORT="${FAULTS_PROXY_PORT:-17670}"
-BROKER_PROXY_PORT="$PROXY_PORT"
-BROKER_CONTROL_PORT=$((PROXY_PORT + 1))
-DB_PROXY_PORT=$((PROXY_PORT + 2))
-DB_CONTROL_PORT=$((PROXY_PORT + 3))
-REDIS_PROXY_PORT=$((PROXY_PORT + 4))
-REDIS_CONTROL_PORT=$((PROXY_PORT + 5))
-# A small JVM for each proxy: it only copies bytes.
-PROXY_JAVA_OPTS="${PROXY_JAVA_OPTS:--Xmx128m -XX:+UseSerialGC -XX:TieredStopAtLevel=1}"
-# MariaDB's greeting now comes through the proxy's JVM, which a busy machine may not schedule
-# within the default 3 s at purchases-service's start.
-export MYSQL_CONNECTION_TIMEOUT_MS="${MYSQL_CONNECTION_TIMEOUT_MS:-10000}"
-
-VHOST=""
-DATABASE=""
-DB_USER=""
 RUN_PID=""
-root_sql() { mysql -uroot -h127.0.0.1 -e "$1"; }
-drop_sandbox() {
-  [[ -z "$VHOST" ]] || rabbitmqctl -q delete_vhost "$VHOST" >/dev/null 2>&1 || true
-  [[ -z "$DATABASE" ]] || root_sql "DROP DATABASE IF EXISTS \`$DATABASE\`" >/dev/null 2>&1 || true
-  [[ -z "$DB_USER" ]] || root_sql "DROP USER IF EXISTS '$DB_USER'@'%'" >/dev/null 2>&1 || true
-  VHOST="" DATABASE="" DB_USER=""
-}
-
-# The settings db-read-only and broker-alarm change on the machine's servers, set back at the
-# end of the fault and whenever a run ends (restore_servers is idempotent).
-BROKER_WATERMARK=""
-restore_servers() {
-  root_sql "SET GLOBAL read_only = OFF" >/dev/null 2>&1 || true
-  if [[ -n "$BROKER_WATERMARK" ]]; then
-    rabbitmqctl -q set_vm_memory_high_watermark "$BROKER_WATERMARK" >/dev/null 2>&1 || true
-    BROKER_WATERMARK=""
-  fi
-}
 cleanup() {
   local status=$?
   trap - EXIT INT TERM
@@ -191,101 +154,6 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-pid_of() { # $1 = name given to start_process: its latest pid
-  local i pid=""
-  for ((i = 0; i < ${#STARTED_NAMES[@]}; i++)); do
-    [[ "${STARTED_NAMES[$i]}" == "$1" ]] && pid="${STARTED_PIDS[$i]}"
-  done
-  echo "$pid"
-}
-
-# $1 = name, $2 = listen port, $3 = target host:port, $4 = control port: a FaultProxy process.
-start_proxy() {
-  require_free_port "$2" "$1"
-  require_free_port "$4" "$1's control"
-  # shellcheck disable=SC2086 # options are words
-  start_process "$1" "$RUN_DIR/$1.log" "$JAVA" $PROXY_JAVA_OPTS -cp "$(jar_of contract)" com.supermarket.contract.testing.FaultProxy "$2" "$3" "$4"
-  wait_until "$1" 30 port_in_use "$4"
-}
-
-# $1 = control port, rest = one command (see FaultProxy): sends it, logs the proxy's answer.
-proxy_ctl() {
-  local port="$1" answer; shift
-  answer="$(exec 3<>"/dev/tcp/127.0.0.1/$port" && echo "$*" >&3 && read -r -t 10 line <&3 && echo "$line")" \
-    || die "the fault proxy on control port $port did not answer '$*'"
-  log "fault proxy :$port: $* -> $answer"
-  [[ "$answer" == ok* ]] || die "the fault proxy refused '$*': $answer"
-}
-
-# $1 = fault. Strikes while the load client runs; returns once the platform is whole again.
-inject() {
-  local service pid port node control=""
-  case "$1" in
-    broker-*) control="$BROKER_CONTROL_PORT" ;;
-    db-*) control="$DB_CONTROL_PORT" ;;
-    redis-*) control="$REDIS_CONTROL_PORT" ;;
-  esac
-  case "$1" in
-    none | late-retry) return 0 ;;
-    kill-*)
-      service="${1#kill-}"
-      pid="$(pid_of "$service")"
-      log "fault: kill -9 $service (pid $pid)"
-      kill -KILL "$pid"
-      wait "$pid" 2>/dev/null || true
-      sleep "$down_for"
-      mv "$RUN_DIR/$service.log" "$RUN_DIR/$service-killed-$(date +%s).log"
-      case "$service" in
-        purchase-api) start_purchase_api; port="$API_MANAGEMENT_PORT" ;;
-        store-service) start_store_service; port="$STORE_MANAGEMENT_PORT" ;;
-        purchases-service) start_purchases_service mysql; port="$PURCHASES_MANAGEMENT_PORT" ;;
-      esac
-      wait_ready "$service" "$port" "${STARTED_PIDS[-1]}"
-      log "fault: $service is back"
-      ;;
-    broker-restart | db-outage)
-      log "fault: every ${1%%-*} link cut, new ones refused for ${outage_for}s"
-      proxy_ctl "$control" cut "$outage_for"
-      sleep "$outage_for"
-      ;;
-    node-loss)
-      node="$("$ROOT/scripts/rabbitmq-cluster.sh" most-leaders 2>/dev/null || echo 1)"
-      log "fault: cluster node sm$node killed, down for ${outage_for}s"
-      "$ROOT/scripts/rabbitmq-cluster.sh" stop-node "$node"
-      sleep "$outage_for"
-      "$ROOT/scripts/rabbitmq-cluster.sh" start-node "$node" >>"$RUN_DIR/cluster.log" 2>&1 \
-        || die "cluster node sm$node did not start again; see $RUN_DIR/cluster.log"
-      log "fault: sm$node is back"
-      ;;
-    db-read-only)
-      log "fault: the database refuses every write (read_only) for ${outage_for}s"
-      root_sql "SET GLOBAL read_only = ON"
-      sleep "$outage_for"
-      restore_servers
-      ;;
-    broker-alarm)
-      # The broker's own setting, read back so that exactly it is restored (e.g. 0.4).
-      BROKER_WATERMARK="$(rabbitmqctl -q eval 'vm_memory_monitor:get_vm_memory_high_watermark().' | tr -d '\r\n')"
-      [[ "$BROKER_WATERMARK" =~ ^[0-9.]+$ ]] || die "cannot read the broker's memory watermark (got '$BROKER_WATERMARK')"
-      log "fault: a memory alarm on the broker (watermark $BROKER_WATERMARK -> 0.000001) for ${outage_for}s"
-      rabbitmqctl -q set_vm_memory_high_watermark 0.000001 >/dev/null
-      sleep "$outage_for"
-      restore_servers
-      ;;
-    redis-freeze)
-      log "fault: the idempotency store's link frozen for ${outage_for}s"
-      proxy_ctl "$control" freeze
-      sleep "$outage_for"
-      proxy_ctl "$control" restore
-      ;;
-    *-loss | *-latency)
-      if [[ "$1" == *-loss ]]; then proxy_ctl "$control" loss "$loss"; else proxy_ctl "$control" latency "$latency_ms"; fi
-      sleep "$degrade_for"
-      proxy_ctl "$control" restore
-      ;;
-  esac
-}
-
 # Whether purchases-service has stored any purchase (the fault's clock starts then).
 any_purchase_stored() {
   [[ "$(curl -sf "http://127.0.0.1:$PURCHASES_PORT/purchases/count")" =~ \"count\":[1-9] ]]
@@ -300,40 +168,22 @@ run_fault() {
   local vhost="h-$NAME-$fault" database="purchases_h_${NAME//-/_}_${fault//-/_}"
   # node-loss: the cluster is started for this run and deleted after it; its default vhost is the sandbox.
   [[ "$fault" != node-loss ]] || vhost=""
-  # What an interrupted earlier run may have left goes first (drop_sandbox forgets the names).
-  VHOST="$vhost" DATABASE="$database"
-  drop_sandbox
-  VHOST="$vhost" DATABASE="$database"
   if [[ "$fault" == node-loss ]]; then
+    # What an interrupted earlier run may have left goes first (drop_sandbox forgets the names).
+    VHOST="$vhost" DATABASE="$database"
+    drop_sandbox
+    VHOST="$vhost" DATABASE="$database"
     "$ROOT/scripts/rabbitmq-cluster.sh" stop >>"$RUN_DIR/cluster.log" 2>&1 || true
     unset RABBITMQ_HOST RABBITMQ_PORT
     export RABBITMQ_VHOST=/
     start_cluster replicated 2>>"$RUN_DIR/cluster.log"
   else
-    rabbitmqctl -q add_vhost "$VHOST" >/dev/null
-    rabbitmqctl -q set_permissions -p "$VHOST" guest ".*" ".*" ".*" >/dev/null
-    export RABBITMQ_VHOST="$VHOST"
-    # The services reach the machine's broker through the broker link's proxy.
-    start_proxy broker-proxy "$BROKER_PROXY_PORT" 127.0.0.1:5672 "$BROKER_CONTROL_PORT"
-    unset RABBITMQ_ADDRESSES
-    export RABBITMQ_HOST=127.0.0.1 RABBITMQ_PORT="$BROKER_PROXY_PORT"
+    open_sandbox "$vhost" "$database"
+    proxy_broker_link
   fi
-  # ... the database through the database link's proxy ...
-  start_proxy db-proxy "$DB_PROXY_PORT" 127.0.0.1:3306 "$DB_CONTROL_PORT"
-  MYSQL_URL="jdbc:mysql://127.0.0.1:$DB_PROXY_PORT/$DATABASE?createDatabaseIfNotExist=true&connectTimeout=10000"
-  if [[ "$fault" == db-read-only ]]; then
-    # read_only spares users with SUPER, such as root: the service writes as a user of the run's
-    # own with the rights it needs (SELECT, INSERT), root only migrates.
-    DB_USER="h_${NAME//-/_}"
-    local password; password="$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')"
-    root_sql "CREATE DATABASE \`$DATABASE\`; DROP USER IF EXISTS '$DB_USER'@'%';
-      CREATE USER '$DB_USER'@'%' IDENTIFIED BY '$password';
-      GRANT SELECT, INSERT ON \`$DATABASE\`.* TO '$DB_USER'@'%'"
-    export MYSQL_USERNAME="$DB_USER" MYSQL_PASSWORD="$password" MYSQL_MIGRATION_USERNAME=root MYSQL_MIGRATION_PASSWORD=
-  fi
-  # ... and the idempotency store through its link's proxy.
-  start_proxy redis-proxy "$REDIS_PROXY_PORT" 127.0.0.1:6379 "$REDIS_CONTROL_PORT"
-  export IDEMPOTENCY_REDIS_URL="redis://127.0.0.1:$REDIS_PROXY_PORT/0"
+  proxy_database_link
+  [[ "$fault" != db-read-only ]] || restrict_database_user
+  proxy_redis_link
   STORE_STATE_DIR="$RUN_DIR/store-state-$fault"
   log "run: fault $fault, $stores stores x $per_hour purchases/hour, vhost ${VHOST:-/ on the cluster}, database $DATABASE"
   start_platform mysql

@@ -89,7 +89,11 @@ final class LoadRun {
             long period = settings.sampleInterval().toNanos();
             sampling.scheduleAtFixedRate(sampler::sample, period, period, TimeUnit.NANOSECONDS);
             try {
-                gates.get(0).open();
+                if (settings.allStoresAtOnce()) {
+                    gates.forEach(PhaseGate::open);
+                } else {
+                    gates.get(0).open();
+                }
                 done.await();
             } finally {
                 sampling.shutdownNow();

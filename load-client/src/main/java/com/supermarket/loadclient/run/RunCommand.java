@@ -129,6 +129,11 @@ public final class RunCommand implements Callable<Integer> {
             "store-service's default dedup window of 1,024 purchases per store." })
     private String lateRetryAfter = "2048";
 
+    @Option(names = "--all-stores-at-once", description = {
+            "Every store opens at the start instead of in the east, central and west phases: the full --rate (or the",
+            "closed loop's) from the first second to the last store's end, a steady load for long runs (scripts/soak.sh)." })
+    private boolean allStoresAtOnce;
+
     @Option(names = "--seed", description = "Random seed for ids (0 = a new one each run).")
     private long seed = 0;
 
@@ -215,7 +220,7 @@ public final class RunCommand implements Callable<Integer> {
                 itemsPerPurchase, date, getRatio, rate, timeoutSeconds, retries);
         return new RunSettings(uri, label, parameters, csv, mode, Duration.ofSeconds(1),
                 seed != 0 ? seed : System.nanoTime(), ioThreads, watchedPids, RunSettings.PAUSE_RETRIES_AFTER, keys,
-                latePlan);
+                latePlan, allStoresAtOnce);
     }
 
     private void require(boolean condition, String message) {

@@ -22,10 +22,11 @@ import com.supermarket.loadclient.result.RunParameters;
  * @param pauseRetriesAfter with no success for this long, retries pause until the next success
  * @param tillKeys       the keys to send ({@code --till-keys}), or null to send none
  * @param lateRetries    accepted purchases to re-send late ({@code --late-retries}); {@link LateRetryPlan#NONE} for none
+ * @param allStoresAtOnce every phase opens at the start ({@code --all-stores-at-once}): a steady load
  */
 record RunSettings(URI baseUrl, String label, RunParameters parameters, Path csv, ProgressMode progress,
         Duration sampleInterval, long seed, int ioThreads, Map<String, Long> watchedPids, Duration pauseRetriesAfter,
-        TillKeyFile tillKeys, LateRetryPlan lateRetries) {
+        TillKeyFile tillKeys, LateRetryPlan lateRetries, boolean allStoresAtOnce) {
 
     /**
      * Longer than a full series of the default backoff (about 63 s), so only a server gone for
@@ -58,7 +59,7 @@ record RunSettings(URI baseUrl, String label, RunParameters parameters, Path csv
                 new RunParameters(Math.min(p.maxStores(), WARM_UP_STORES), p.customersPerStore(), p.maxItemId(),
                         WARM_UP_PER_HOUR, p.itemsPerPurchase(), p.date(), p.getRatio(), 0, p.timeoutSeconds(), 0),
                 null, ProgressMode.OFF, sampleInterval, seed, ioThreads, Map.of(), pauseRetriesAfter, tillKeys,
-                LateRetryPlan.NONE);
+                LateRetryPlan.NONE, allStoresAtOnce);
     }
 
     RetryPolicy retryPolicy() {

@@ -193,6 +193,31 @@ class LoadRunTest {
     }
 
     @Test
+    void opensEveryStoreAtTheStartWhenAskedTo() throws Exception {
+        int perHour = 10;
+        // Stores 1-2 east, 3-4 central, 5-8 west. The stub holds the east stores' requests after
+        // their first until a west store has sent: in phases, west would wait for five hours.
+        CountDownLatch westSeen = new CountDownLatch(1);
+        AtomicInteger eastRequestsBeforeWest = new AtomicInteger();
+        StubApi.Responder responder = request -> {
+            int store = Integer.parseInt(request.path().split("/")[2]);
+            if (store >= 5) {
+                westSeen.countDown();
+            } else if (store <= 2 && westSeen.getCount() == 1 && eastRequestsBeforeWest.incrementAndGet() > 2) {
+                westSeen.await(5, TimeUnit.SECONDS);
+            }
+            return 201;
+        };
+        try (StubApi api = new StubApi(responder)) {
+            RunResult result = Runs.allStoresAtOnce(api.baseUrl(), Runs.standard(8, perHour));
+
+            assertThat(eastRequestsBeforeWest.get()).as("east requests before the first west one").isLessThanOrEqualTo(4);
+            assertThat(api.requests()).hasSize(8 * 9 * perHour);
+            assertThat(result.phases()).extracting(PhaseStart::name).containsExactly("east", "central", "west");
+        }
+    }
+
+    @Test
     void measuresTheWindowInWhichEveryStoreSendsApart() throws Exception {
         int perHour = 10;
         int perStore = 9 * perHour;

@@ -42,10 +42,19 @@ final class Runs {
         return run(baseUrl, parameters, null, RunSettings.PAUSE_RETRIES_AFTER, null, lateRetries);
     }
 
+    static RunResult allStoresAtOnce(URI baseUrl, RunParameters parameters) throws InterruptedException {
+        return run(baseUrl, parameters, null, RunSettings.PAUSE_RETRIES_AFTER, null, LateRetryPlan.NONE, true);
+    }
+
     static RunResult run(URI baseUrl, RunParameters parameters, Path csv, Duration pauseRetriesAfter, TillKeyFile tillKeys,
             LateRetryPlan lateRetries) throws InterruptedException {
+        return run(baseUrl, parameters, csv, pauseRetriesAfter, tillKeys, lateRetries, false);
+    }
+
+    static RunResult run(URI baseUrl, RunParameters parameters, Path csv, Duration pauseRetriesAfter, TillKeyFile tillKeys,
+            LateRetryPlan lateRetries, boolean allStoresAtOnce) throws InterruptedException {
         RunSettings settings = new RunSettings(baseUrl, "test", parameters, csv, ProgressMode.OFF,
-                Duration.ofMillis(100), 42, 2, Map.of(), pauseRetriesAfter, tillKeys, lateRetries);
+                Duration.ofMillis(100), 42, 2, Map.of(), pauseRetriesAfter, tillKeys, lateRetries, allStoresAtOnce);
         PrintStream quiet = new PrintStream(OutputStream.nullOutputStream());
         return new LoadRun(settings, quiet).execute();
     }
