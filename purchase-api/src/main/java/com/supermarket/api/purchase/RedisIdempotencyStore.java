@@ -269,13 +269,14 @@ final class RedisIdempotencyStore implements IdempotencyStore {
      */
     @Override
     public void confirmed(List<Claim> claims) {
-        CompletableFuture<Link> link = current.get();
-        if (!link.isDone() || link.isCompletedExceptionally()) {
+        CompletableFuture<Link> connecting = current.get();
+        if (!connecting.isDone() || connecting.isCompletedExceptionally()) {
             return;
         }
-        StatefulRedisConnection<String, String> redis = link.join().redis();
+        Link link = connecting.join();
+        StatefulRedisConnection<String, String> redis = link.redis();
         RedisAsyncCommands<String, String> commands = redis.async();
-        synchronized (link.join()) {
+        synchronized (link) {
             redis.setAutoFlushCommands(false);
             try {
                 for (Claim claim : claims) {
