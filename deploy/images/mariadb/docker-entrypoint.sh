@@ -39,7 +39,7 @@ if [[ ! -d "$datadir/mysql" ]]; then
         exit 1
     fi
     if [[ -n "$MYSQL_RANDOM_ROOT_PASSWORD" ]]; then
-        MYSQL_ROOT_PASSWORD="$(tr -dc 'A-Za-z0-9' </dev/urandom | head -c 32)"
+        MYSQL_ROOT_PASSWORD="$(head -c 24 /dev/urandom | base64 | tr -d '+/=')"
         export MYSQL_ROOT_PASSWORD
         log "GENERATED ROOT PASSWORD: $MYSQL_ROOT_PASSWORD"
     fi
