@@ -4,11 +4,12 @@
 # sqlite4java natives from Maven Central (scripts/dynamodb-local/pom.xml), once; later starts
 # take seconds. Needs no build of the platform.
 # Usage: scripts/dynamodb-local.sh [port, default 8000]
+#        scripts/dynamodb-local.sh --resolve   (only resolve; scripts/images.sh builds its image from it)
 # Then: SPRING_PROFILES_ACTIVE=dynamodb DYNAMODB_ENDPOINT=http://localhost:8000 DYNAMODB_CREATE_TABLE=true java -jar ...
 set -euo pipefail
 
 if [[ "${1:-}" == "-h" || "${1:-}" == "--help" ]]; then
-  sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'
   exit 0
 fi
 
@@ -26,6 +27,7 @@ if [[ ! -s "$runner/target/classpath" || -n "$(find "$runner/pom.xml" pom.xml -n
     exit 1
   fi
 fi
+[[ "${1:-}" == --resolve ]] && exit 0
 # Run from target/: DynamoDB Local drops a metadata file into its working directory.
 cd "$runner/target"
 exec "$JAVA_HOME/bin/java" -Dsqlite4java.library.path=native-libs -cp "$(cat classpath)" \

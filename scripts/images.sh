@@ -87,22 +87,24 @@ build() {
     -t "$image" "$@" "$context" >/dev/null || die "docker build of $image failed"
 }
 
-# --- Java: the JDK scripts/find-jdk.sh finds, copied into the base --------------------
-jdk="$(scripts/find-jdk.sh)"
-java_context="$CACHE/java-context"
-if [[ ! -f "$java_context/jdk/release" ]] || ! cmp -s "$jdk/release" "$java_context/jdk/release"; then
-  rm -rf "$java_context" && mkdir -p "$java_context"
-  cp -a "$jdk" "$java_context/jdk"
-fi
-cp deploy/images/java/Dockerfile "$java_context/Dockerfile"
-build java "$java_context"
+# --- one image per folder of deploy/images, java first (the others may start from it) -------
+# A folder with a prepare.sh gets a build context of its own under $CACHE, which prepare.sh
+# completes with what the repository does not hold (the JDK, DynamoDB Local's jars).
 java_image=$PREFIX/java:latest
-
-# --- one image per folder of deploy/images ---------------------------------------------
+build_folder() {
+  local name="$1" dir="deploy/images/$1" context="deploy/images/$1"
+  if [[ -x "$dir/prepare.sh" ]]; then
+    context="$CACHE/$name-context"
+    mkdir -p "$context"
+    find "$dir" -mindepth 1 -maxdepth 1 ! -name prepare.sh -exec cp -a {} "$context/" \;
+    "$dir/prepare.sh" "$context" || die "$dir/prepare.sh failed"
+  fi
+  build "$name" "$context" --build-arg "JAVA_IMAGE=$java_image"
+}
+build_folder java
 for dir in deploy/images/*/; do
   name="$(basename "$dir")"
-  [[ "$name" == java ]] && continue
-  build "$name" "$dir" --build-arg "JAVA_IMAGE=$java_image"
+  [[ "$name" == java ]] || build_folder "$name"
 done
 
 mkdir -p runs
