@@ -8,7 +8,10 @@
 # Prints (and writes to runs/images.env) the variables that point docker-compose.yml, the
 # Dockerfiles and the Testcontainers-based tests at these images; their defaults are the
 # official images, so where a registry is reachable nothing of this is needed.
-# Usage: scripts/images.sh [--print]   (--print: only print the variables; build nothing)
+# Usage: scripts/images.sh [--print | --check]
+#   --print: only print the variables; build nothing.
+#   --check: build, then start each stand-in the way docker-compose.yml and Testcontainers start
+#            it and check its contract from the host (about a minute; prints every check).
 # Needs root and a running Docker engine (scripts/docker-engine.sh starts one).
 set -euo pipefail
 
@@ -109,3 +112,112 @@ done
 
 mkdir -p runs
 variables | tee runs/images.env
+[[ "${1:-}" == "--check" ]] || exit 0
+
+# --- --check: each stand-in started as docker-compose.yml and Testcontainers start it ----------
+# All containers start at once on a network of their own, publish on free ports of 127.0.0.1
+# and are removed (with their volumes) on exit, whatever happens.
+run="img-check-$$" failures=0 started=$SECONDS
+initdb="$(mktemp -d)"
+cleanup() {
+  docker ps -aq --filter "label=supermarket.check=$run" | xargs -r docker rm -f -v >/dev/null
+  docker network rm "$run" >/dev/null 2>&1 || true
+  rm -rf "$initdb"
+}
+trap cleanup EXIT
+pass() { log "check ok: $*"; }
+fail() { log "CHECK FAILED: $*"; failures=$((failures + 1)); }
+# check DESCRIPTION COMMAND...: one check, its output shown when it fails
+check() {
+  local what="$1" out; shift
+  if out="$("$@" 2>&1)"; then pass "$what"; else fail "$what: $(tail -n 3 <<<"$out")"; fi
+}
+# within SECONDS COMMAND...: retries COMMAND until it succeeds, for at most SECONDS
+within() {
+  local deadline=$((SECONDS + $1)); shift
+  until "$@" >/dev/null 2>&1; do
+    ((SECONDS < deadline)) || return 1
+    sleep 0.5
+  done
+}
+start() { # NAME PORT [docker run arguments...]: a container of this run, reachable as NAME
+  local name="$1" port="$2"; shift 2
+  docker run -d --name "$run-$name" --network "$run" --network-alias "$name" \
+    --label "supermarket.check=$run" -p "127.0.0.1::$port" "$@" >/dev/null
+}
+host_port() { docker port "$run-$1" "$2" | head -n 1 | sed 's/.*://'; }
+in_container() { local name="$1"; shift; docker exec "$run-$name" "$@"; }
+logs_have() { docker logs "$run-$1" 2>&1 | grep -q "$2"; }
+# stops_cleanly NAME: docker stop (TERM) ends the container with status 0
+stops_cleanly() { docker stop -t 30 "$run-$1" >/dev/null && [[ "$(docker inspect -f '{{.State.ExitCode}}' "$run-$1")" == 0 ]]; }
+
+docker network create "$run" >/dev/null
+printf 'CREATE TABLE init_check (id INT PRIMARY KEY);\nINSERT INTO init_check VALUES (1);\n' >"$initdb/10-table.sql"
+printf 'mysql --protocol=socket -uroot -p"$MYSQL_ROOT_PASSWORD" -e "INSERT INTO init_check VALUES (2)" "$MYSQL_DATABASE"\n' >"$initdb/20-script.sh"
+chmod 755 "$initdb" && chmod 644 "$initdb"/*
+start rabbitmq 15672 -p 127.0.0.1::5672 -e RABBITMQ_DEFAULT_USER=checker -e RABBITMQ_DEFAULT_PASS=check-pass "$PREFIX/rabbitmq"
+start redis 6379 "$PREFIX/redis" redis-server --save "" --appendonly no --maxmemory 200mb --maxmemory-policy volatile-ttl
+start mariadb 3306 -e MYSQL_ROOT_PASSWORD=check-root -e MYSQL_DATABASE=checkdb -e MYSQL_USER=checker \
+  -e MYSQL_PASSWORD=check-pass -v "$initdb:/docker-entrypoint-initdb.d:ro" "$PREFIX/mariadb" --innodb-buffer-pool-size=64M
+start dynamodb 8000 "$PREFIX/dynamodb-local" -jar DynamoDBLocal.jar -sharedDb -inMemory
+
+# answer NAME PORT BYTES: the first answer of NAME's published PORT to BYTES (a printf format),
+# read as one read() so that it returns as soon as the server has said something.
+answer() {
+  exec 3<>"/dev/tcp/127.0.0.1/$(host_port "$1" "$2")" && printf "$3" >&3 && timeout 5 dd bs=4096 count=1 status=none <&3
+}
+
+# RabbitMQ: Testcontainers waits for this line, then logs in as RABBITMQ_DEFAULT_USER.
+check "rabbitmq: 'Server startup complete' in the log" within 60 logs_have rabbitmq 'Server startup complete'
+sharding_type() {
+  curl -sf -m 5 -u checker:check-pass "http://127.0.0.1:$(host_port rabbitmq 15672)/api/overview" \
+    | grep -q '"name":"x-modulus-hash"'
+}
+check "rabbitmq: management API as RABBITMQ_DEFAULT_USER lists exchange type x-modulus-hash (sharding)" sharding_type
+amqp() { answer rabbitmq 5672 'AMQP\0\0\11\1' | grep -aq RabbitMQ; } # connection.start
+check "rabbitmq: AMQP from the host" amqp
+check "rabbitmq: rabbitmqctl authenticate_user checker" in_container rabbitmq rabbitmqctl -q authenticate_user checker check-pass
+check "rabbitmq: rabbitmq-diagnostics check_port_connectivity (5672 15672 15692 25672)" \
+  in_container rabbitmq rabbitmq-diagnostics -q check_port_connectivity
+check "rabbitmq: docker stop shuts the node down cleanly" stops_cleanly rabbitmq
+
+# Redis: compose's command; reachable from the host (protected mode off); redis-cli inside.
+redis_ping() { answer redis 6379 'PING\r\n' | grep -q PONG; }
+check "redis: PING from the host" within 10 redis_ping
+redis_policy() { in_container redis redis-cli config get maxmemory-policy | grep -qx volatile-ttl; }
+check "redis: compose's arguments applied (maxmemory-policy volatile-ttl)" redis_policy
+
+# MariaDB: compose's health check (over TCP) passes only once the first-start initialisation
+# (no TCP) has run the initdb scripts; MYSQL_USER then logs in from another container.
+mysql_ping() { in_container mariadb mysqladmin ping -h 127.0.0.1 -u checker --password=check-pass --silent; }
+check "mariadb: compose's health check passes" within 60 mysql_ping
+check "mariadb: TCP only after the initialisation" logs_have mariadb 'init process done'
+mysql_user() {
+  docker run --rm --network "$run" "$PREFIX/mariadb" mysql -h mariadb -u checker -pcheck-pass -N \
+    -e 'SELECT GROUP_CONCAT(id ORDER BY id), @@innodb_buffer_pool_size FROM init_check' checkdb \
+    | grep -qP '^1,2\t67108864$'
+}
+check "mariadb: MYSQL_USER over the network, initdb *.sql and *.sh ran, server option applied" mysql_user
+mysql_greeting() { answer mariadb 3306 '' | grep -aq MariaDB; }
+check "mariadb: server greeting on the published port" mysql_greeting
+check "mariadb: docker stop shuts the server down cleanly" stops_cleanly mariadb
+
+# DynamoDB Local: compose's health check, then a table created and listed from the host.
+check "dynamodb-local: compose's health check (bash /dev/tcp)" \
+  within 30 in_container dynamodb bash -c 'exec 3<>/dev/tcp/127.0.0.1/8000'
+dynamodb() { # OPERATION JSON: one DynamoDB API call (DynamoDB Local accepts any signature)
+  curl -sf -m 10 "http://127.0.0.1:$(host_port dynamodb 8000)/" -H "X-Amz-Target: DynamoDB_20120810.$1" \
+    -H 'Content-Type: application/x-amz-json-1.0' \
+    -H 'Authorization: AWS4-HMAC-SHA256 Credential=local/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=0' \
+    -d "$2"
+}
+table() {
+  dynamodb CreateTable '{"TableName": "image-check", "BillingMode": "PAY_PER_REQUEST",
+    "AttributeDefinitions": [{"AttributeName": "id", "AttributeType": "S"}],
+    "KeySchema": [{"AttributeName": "id", "KeyType": "HASH"}]}' >/dev/null \
+    && dynamodb ListTables '{}' | grep -q image-check
+}
+check "dynamodb-local: CreateTable and ListTables from the host" table
+
+log "checked in $((SECONDS - started)) s: $failures check(s) failed"
+((failures == 0))
