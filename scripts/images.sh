@@ -3,15 +3,16 @@
 # Debian bookworm base made by debootstrap, a Java image from the JDK that scripts/find-jdk.sh
 # finds (build and runtime base of the services' Dockerfiles), and one image per folder of
 # deploy/images/ (RabbitMQ with its plugins, MariaDB for `mysql`, Redis, DynamoDB Local,
-# nginx), from Debian's packages. Each is tagged supermarket-local/NAME:latest and labelled
-# with a hash of what it was built from; a second run rebuilds only what changed.
+# nginx), from Debian's packages (DynamoDB Local from Maven Central; deploy/images/README.md).
+# Each is tagged supermarket-local/NAME:latest and labelled with a hash of what it was built
+# from; a second run rebuilds only what changed.
 # Prints (and writes to runs/images.env) the variables that point docker-compose.yml, the
 # Dockerfiles and the Testcontainers-based tests at these images; their defaults are the
 # official images, so where a registry is reachable nothing of this is needed.
 # Usage: scripts/images.sh [--print | --check]
 #   --print: only print the variables; build nothing.
 #   --check: build, then start each stand-in the way docker-compose.yml and Testcontainers start
-#            it and check its contract from the host (about a minute; prints every check).
+#            it and check its contract from the host (about 30 s; prints every check).
 # Needs root and a running Docker engine (scripts/docker-engine.sh starts one).
 set -euo pipefail
 
