@@ -117,7 +117,8 @@ variables | tee runs/images.env
 
 # --- --check: each stand-in started as docker-compose.yml and Testcontainers start it ----------
 # All containers start at once on a network of their own, publish on free ports of 127.0.0.1
-# and are removed (with their volumes) on exit, whatever happens.
+# and are removed (with their volumes) on exit, whatever happens. The greps read their whole
+# input (-c, never -q): under pipefail, a writer cut off by an early exit would fail the check.
 run="img-check-$$" failures=0 started=$SECONDS
 initdb="$(mktemp -d)"
 cleanup() {
@@ -148,7 +149,7 @@ start() { # NAME PORT [docker run arguments...]: a container of this run, reacha
 }
 host_port() { docker port "$run-$1" "$2" | head -n 1 | sed 's/.*://'; }
 in_container() { local name="$1"; shift; docker exec "$run-$name" "$@"; }
-logs_have() { docker logs "$run-$1" 2>&1 | grep -q "$2"; }
+logs_have() { docker logs "$run-$1" 2>&1 | grep -c "$2" >/dev/null; }
 # stops_cleanly NAME: docker stop (TERM) ends the container with status 0
 stops_cleanly() { docker stop -t 30 "$run-$1" >/dev/null && [[ "$(docker inspect -f '{{.State.ExitCode}}' "$run-$1")" == 0 ]]; }
 
@@ -172,10 +173,10 @@ answer() {
 check "rabbitmq: 'Server startup complete' in the log" within 60 logs_have rabbitmq 'Server startup complete'
 sharding_type() {
   curl -sf -m 5 -u checker:check-pass "http://127.0.0.1:$(host_port rabbitmq 15672)/api/overview" \
-    | grep -q '"name":"x-modulus-hash"'
+    | grep -c '"name":"x-modulus-hash"' >/dev/null
 }
 check "rabbitmq: management API as RABBITMQ_DEFAULT_USER lists exchange type x-modulus-hash (sharding)" sharding_type
-amqp() { answer rabbitmq 5672 'AMQP\0\0\11\1' | grep -aq RabbitMQ; } # connection.start
+amqp() { answer rabbitmq 5672 'AMQP\0\0\11\1' | grep -ac RabbitMQ >/dev/null; } # connection.start
 check "rabbitmq: AMQP from the host" amqp
 check "rabbitmq: rabbitmqctl authenticate_user checker" in_container rabbitmq rabbitmqctl -q authenticate_user checker check-pass
 check "rabbitmq: rabbitmq-diagnostics check_port_connectivity (5672 15672 15692 25672)" \
@@ -183,9 +184,9 @@ check "rabbitmq: rabbitmq-diagnostics check_port_connectivity (5672 15672 15692 
 check "rabbitmq: docker stop shuts the node down cleanly" stops_cleanly rabbitmq
 
 # Redis: compose's command; reachable from the host (protected mode off); redis-cli inside.
-redis_ping() { answer redis 6379 'PING\r\n' | grep -q PONG; }
+redis_ping() { answer redis 6379 'PING\r\n' | grep -c PONG >/dev/null; }
 check "redis: PING from the host" within 10 redis_ping
-redis_policy() { in_container redis redis-cli config get maxmemory-policy | grep -qx volatile-ttl; }
+redis_policy() { in_container redis redis-cli config get maxmemory-policy | grep -cx volatile-ttl >/dev/null; }
 check "redis: compose's arguments applied (maxmemory-policy volatile-ttl)" redis_policy
 
 # MariaDB: compose's health check (over TCP) passes only once the first-start initialisation
@@ -196,10 +197,10 @@ check "mariadb: TCP only after the initialisation" logs_have mariadb 'init proce
 mysql_user() {
   docker run --rm --network "$run" "$PREFIX/mariadb" mysql -h mariadb -u checker -pcheck-pass -N \
     -e 'SELECT GROUP_CONCAT(id ORDER BY id), @@innodb_buffer_pool_size FROM init_check' checkdb \
-    | grep -qP '^1,2\t67108864$'
+    | grep -cP '^1,2\t67108864$' >/dev/null
 }
 check "mariadb: MYSQL_USER over the network, initdb *.sql and *.sh ran, server option applied" mysql_user
-mysql_greeting() { answer mariadb 3306 '' | grep -aq MariaDB; }
+mysql_greeting() { answer mariadb 3306 '' | grep -ac MariaDB >/dev/null; }
 check "mariadb: server greeting on the published port" mysql_greeting
 check "mariadb: docker stop shuts the server down cleanly" stops_cleanly mariadb
 
@@ -216,7 +217,7 @@ table() {
   dynamodb CreateTable '{"TableName": "image-check", "BillingMode": "PAY_PER_REQUEST",
     "AttributeDefinitions": [{"AttributeName": "id", "AttributeType": "S"}],
     "KeySchema": [{"AttributeName": "id", "KeyType": "HASH"}]}' >/dev/null \
-    && dynamodb ListTables '{}' | grep -q image-check
+    && dynamodb ListTables '{}' | grep -c image-check >/dev/null
 }
 check "dynamodb-local: CreateTable and ListTables from the host" table
 
