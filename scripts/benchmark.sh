@@ -32,7 +32,8 @@
 #                           the run ends with 0 final failures (the tills retry) and the
 #                           pipeline check passes
 #   --cluster               on a local 3-node RabbitMQ cluster (scripts/rabbitmq-cluster.sh,
-#                           started here and stopped afterwards), replicated topology mode
+#                           started here and stopped afterwards), replicated topology mode;
+#                           local processes, or containers with CLUSTER_RUNTIME=containers
 #   --topology-mode MODE    with --cluster: replicated (default) or sharded
 #   --warmup-per-hour N     after each start of the services, first a warm-up run at the
 #                           largest store count with N purchases/hour/store (default 90: 207,360

@@ -49,9 +49,16 @@
 #                                                store or that long (5m); a correct platform
 #                                                stores and counts it once
 #                        node-loss               on a local 3-node cluster (scripts/rabbitmq-
-#                                                cluster.sh, replicated topology mode): the node
-#                                                leading most quorum queues killed (kill -9),
-#                                                started again --outage-for s later
+#                                                cluster.sh, replicated topology mode; processes
+#                                                or, CLUSTER_RUNTIME=containers, containers): the
+#                                                node leading most quorum queues killed (kill -9,
+#                                                docker kill), started again --outage-for s later
+#                        node-partition          on the 3-node cluster as containers (always): the
+#                                                node leading most quorum queues cut off the other
+#                                                two (docker network disconnect) while its clients
+#                                                stay connected to it; it pauses (pause_minority,
+#                                                within net_ticktime, 10 s), stays apart
+#                                                --outage-for s more, then is healed
 #   --all              every fault above, the baseline first, and one table like Figure 7 of
 #                      the study, ending with "faults: N runs, L lost, D duplicated"
 #   --stores N         stores of the load client (default 16)
@@ -77,8 +84,14 @@
 # FAULTS_NAME (default "faults") names the vhosts (<name>-<fault>) and databases;
 # FAULTS_PROXY_PORT (default 17670): the proxies listen on it and the next five ports (broker
 # link, its control port, database link, its control port, idempotency store link, its control
-# port). node-loss needs root and the
-# rabbitmq-server package, and stops the cluster (deleting its data) after its run.
+# port). node-loss and node-partition start the cluster for their run and stop it (deleting its
+# data) after it, keeping the nodes' logs (cluster-<fault>/) and what the clients saw
+# (<fault>-clients.txt: the partition's timeline, the connections on each node, the API's 503s by
+# reason, the consumers' redeliveries, the services' broker-connection log lines). node-loss
+# needs what CLUSTER_RUNTIME needs (scripts/rabbitmq-cluster.sh --help); node-partition a Docker
+# engine and RABBITMQ_IMAGE where the official image cannot be pulled (scripts/images.sh
+# --print); CLUSTER_NAME and CLUSTER_PORT_OFFSET are passed on to the cluster script.
+# FAULTS_REDIS_DB (default 0): the idempotency store's Redis database.
 set -euo pipefail
 
 SCRIPT_NAME=faults
@@ -91,7 +104,7 @@ fi
 
 ALL_FAULTS=(none kill-purchase-api kill-store-service kill-purchases-service
   broker-restart broker-loss broker-latency db-outage db-loss db-latency db-read-only broker-alarm redis-freeze
-  late-retry node-loss)
+  late-retry node-loss node-partition)
 faults=()
 stores=16
 per_hour=200
@@ -166,14 +179,15 @@ run_fault() {
   local accepted maybe stored counted lost duplicated client_extra=()
   [[ "$fault" != late-retry ]] || client_extra=(--late-retries "$late_retries" --late-retry-after "$late_retry_after")
   local vhost="h-$NAME-$fault" database="purchases_h_${NAME//-/_}_${fault//-/_}"
-  # node-loss: the cluster is started for this run and deleted after it; its default vhost is the sandbox.
-  [[ "$fault" != node-loss ]] || vhost=""
-  if [[ "$fault" == node-loss ]]; then
+  # node-*: the cluster is started for this run and deleted after it; its default vhost is the sandbox.
+  [[ "$fault" != node-* ]] || vhost=""
+  [[ "$fault" != node-partition ]] || export CLUSTER_RUNTIME=containers
+  if [[ "$fault" == node-* ]]; then
     # What an interrupted earlier run may have left goes first (drop_sandbox forgets the names).
     VHOST="$vhost" DATABASE="$database"
     drop_sandbox
     VHOST="$vhost" DATABASE="$database"
-    "$ROOT/scripts/rabbitmq-cluster.sh" stop >>"$RUN_DIR/cluster.log" 2>&1 || true
+    "$CLUSTER" stop >>"$RUN_DIR/cluster.log" 2>&1 || true
     unset RABBITMQ_HOST RABBITMQ_PORT
     export RABBITMQ_VHOST=/
     start_cluster replicated 2>>"$RUN_DIR/cluster.log"
@@ -231,9 +245,11 @@ run_fault() {
     "$fault" "$accepted" "$stored" "$counted" "$maybe" "$lost" "$duplicated" "$throughput" "$relative" >"$RUN_DIR/$fault.row"
   echo "$lost $duplicated" >"$RUN_DIR/$fault.counts"
   log "result: fault $fault: $verdict; $throughput/s ($relative of no fault); load average $(cut -d' ' -f1-3 /proc/loadavg)"
+  [[ "$fault" != node-* ]] || what_the_clients_saw "$fault" >"$RUN_DIR/$fault-clients.txt"
   stop_started
   drop_sandbox
-  if [[ "$fault" == node-loss ]]; then
+  if [[ "$fault" == node-* ]]; then
+    "$CLUSTER" logs "$RUN_DIR/cluster-$fault" 2>>"$RUN_DIR/cluster.log" || true
     stop_cluster >>"$RUN_DIR/cluster.log" 2>&1
     unset RABBITMQ_ADDRESSES RABBITMQ_MANAGEMENT_URL BROKER_TOPOLOGY_MODE BROKER_REPLICATED_SHARDS MYSQL_POOL_SIZE
   fi

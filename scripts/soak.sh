@@ -32,8 +32,9 @@
 #   --faults "A B ..." the faults, struck in turn (default "kill-store-service
 #                      kill-purchases-service kill-purchase-api broker-restart db-read-only
 #                      broker-alarm redis-freeze"); any fault of scripts/faults.sh --help but
-#                      none, late-retry and node-loss. db-read-only and broker-alarm change a
-#                      setting of the machine's MariaDB or RabbitMQ for 8 s (set back after)
+#                      none, late-retry, node-loss and node-partition. db-read-only and
+#                      broker-alarm change a setting of the machine's MariaDB or RabbitMQ for
+#                      8 s (set back after)
 #   --get-ratio F      GETs per POST (default 0.1)
 #   --retries N        the load client's retries per request (default 12)
 #   --late-retries N   stores re-sending their first accepted purchase late (default 8)

@@ -8,7 +8,7 @@
 # a script's options may change after sourcing this file.
 # Environment: FAULTS_PROXY_PORT (default 17670): the proxies listen on it and the next five ports
 # (broker link, its control port, database link, its control port, idempotency store link, its
-# control port); PROXY_JAVA_OPTS.
+# control port); PROXY_JAVA_OPTS; FAULTS_REDIS_DB (default 0), the idempotency store's Redis database.
 
 # The fault parameters: seconds a killed service stays down, a link stays cut or frozen (or a
 # server setting changed, or a cluster node down), loss or latency lasts; the fraction of chunks
@@ -111,7 +111,7 @@ proxy_database_link() {
 # ... and the idempotency store ($1 = its port, default the machine's Redis) through its link's proxy.
 proxy_redis_link() {
   start_proxy redis-proxy "$REDIS_PROXY_PORT" "127.0.0.1:${1:-6379}" "$REDIS_CONTROL_PORT"
-  export IDEMPOTENCY_REDIS_URL="redis://127.0.0.1:$REDIS_PROXY_PORT/0"
+  export IDEMPOTENCY_REDIS_URL="redis://127.0.0.1:$REDIS_PROXY_PORT/${FAULTS_REDIS_DB:-0}"
 }
 
 # $1 = control port, rest = one command (see FaultProxy): sends it, logs the proxy's answer.
@@ -155,14 +155,16 @@ inject() {
       sleep "$outage_for"
       ;;
     node-loss)
-      node="$("$ROOT/scripts/rabbitmq-cluster.sh" most-leaders 2>/dev/null || echo 1)"
-      log "fault: cluster node sm$node killed, down for ${outage_for}s"
-      "$ROOT/scripts/rabbitmq-cluster.sh" stop-node "$node"
+      node="$("$CLUSTER" most-leaders 2>/dev/null || echo 1)"
+      cluster_connections "$RUN_DIR/node-loss-connections.txt"
+      log "fault: cluster node $node killed, down for ${outage_for}s"
+      "$CLUSTER" stop-node "$node"
       sleep "$outage_for"
-      "$ROOT/scripts/rabbitmq-cluster.sh" start-node "$node" >>"$RUN_DIR/cluster.log" 2>&1 \
-        || die "cluster node sm$node did not start again; see $RUN_DIR/cluster.log"
-      log "fault: sm$node is back"
+      "$CLUSTER" start-node "$node" >>"$RUN_DIR/cluster.log" 2>&1 \
+        || die "cluster node $node did not start again; see $RUN_DIR/cluster.log"
+      log "fault: node $node is back"
       ;;
+    node-partition) partition_a_node ;;
     db-read-only)
       log "fault: the database refuses every write (read_only) for ${outage_for}s"
       root_sql "SET GLOBAL read_only = ON"
@@ -190,4 +192,100 @@ inject() {
       proxy_ctl "$control" restore
       ;;
   esac
+}
+
+# The clients of every cluster node ($1 = file): the connections the cluster lists, by node,
+# with their client-side name and port (which service a port is: the services' logs).
+cluster_connections() {
+  local n
+  for n in 1 2 3; do
+    curl -sf -m 5 -u guest:guest "$("$CLUSTER" management-url "$n")/api/connections?columns=node,name,user_provided_name" \
+      | python3 -c '
+import json, sys
+for c in sorted(json.load(sys.stdin), key=lambda c: (c["node"], c["name"])):
+    print(c["node"], c["name"], c.get("user_provided_name", ""))' >"$1" && return 0
+  done
+  log "no cluster node listed its connections"
+}
+
+# node-partition: the node leading most quorum queues is cut off the other two (its clients on
+# this machine still reach it). It stops serving once it sees no majority (pause_minority, after
+# net_ticktime); it is kept apart --outage-for s more, then healed, and waited for until it serves
+# again. Timeline in $RUN_DIR/node-partition-timeline.txt.
+partition_a_node() {
+  local node t0 clients paused="" serving="" timeline="$RUN_DIR/node-partition-timeline.txt"
+  node="$("$CLUSTER" most-leaders 2>/dev/null || echo 1)"
+  cluster_connections "$RUN_DIR/node-partition-connections.txt"
+  log "fault: cluster node $node partitioned from the other two (its clients stay connected to it)"
+  t0=$SECONDS
+  clients="$(awk -v node="$("$CLUSTER" node-name "$node")" '$1 == node' "$RUN_DIR/node-partition-connections.txt" | wc -l)"
+  echo "$(date -u +%T.%3N) node $node partitioned, $clients client connections on it" >"$timeline"
+  "$CLUSTER" partition "$node"
+  until [[ -n "$paused" || $((SECONDS - t0)) -ge 60 ]]; do
+    "$CLUSTER" is-serving "$node" || paused=$((SECONDS - t0))
+    sleep 0.5
+  done
+  if [[ -z "$paused" ]]; then
+    "$CLUSTER" heal "$node" || true
+    die "cluster node $node went on serving 60 s into the partition (pause_minority did not pause it)"
+  fi
+  echo "$(date -u +%T.%3N) node $node paused (pause_minority), ${paused}s into the partition" >>"$timeline"
+  log "fault: node $node paused after ${paused}s; kept apart ${outage_for}s more"
+  sleep "$outage_for"
+  "$CLUSTER" heal "$node"
+  echo "$(date -u +%T.%3N) node $node healed" >>"$timeline"
+  t0=$SECONDS
+  until [[ -n "$serving" || $((SECONDS - t0)) -ge 120 ]]; do
+    "$CLUSTER" is-serving "$node" && serving=$((SECONDS - t0))
+    sleep 0.5
+  done
+  [[ -n "$serving" ]] || die "cluster node $node did not serve again within 120 s of the heal"
+  echo "$(date -u +%T.%3N) node $node serving again, ${serving}s after the heal" >>"$timeline"
+  log "fault: node $node serves again (${serving}s after the heal)"
+}
+
+# The services' JSON log lines (stdin) that say what they saw of the broker: warnings, errors and
+# their connection factory's lines, grouped once ids, tags and shard numbers are masked.
+LOG_SUMMARY='
+import collections, json, re, sys
+seen = collections.OrderedDict()
+for line in sys.stdin:
+    try:
+        event = json.loads(line)
+    except ValueError:
+        continue
+    level, logger = event["log"]["level"], event["log"]["logger"]
+    if level not in ("WARN", "ERROR") and not logger.endswith("CachingConnectionFactory"):
+        continue
+    text = re.sub(r"(amq\.ctag-|identity=|localPort=|index=|Connection@|#|shard\.)[\w-]+", r"\1*", event["message"])[:240]
+    key = (level, logger.rsplit(".", 1)[-1], text)
+    first, last, count = seen.get(key, (event["@timestamp"][11:23], None, 0))
+    seen[key] = (first, event["@timestamp"][11:23], count + 1)
+for (level, logger, text), (first, last, count) in seen.items():
+    print(f"{count:5d} {first}-{last} {level} {logger}: {text}")
+'
+
+# $1 = a cluster fault, after its run (the services still up): what the clients saw, from the
+# fault's timeline and connections list, the services' metrics, the load client's summary and
+# the services' logs.
+what_the_clients_saw() {
+  local fault="$1" service
+  echo "# What the clients saw: $fault"
+  if [[ -f "$RUN_DIR/$fault-timeline.txt" ]]; then
+    echo; echo "## Timeline (UTC)"; cat "$RUN_DIR/$fault-timeline.txt"
+  fi
+  echo; echo "## Broker connections when the fault struck (node, connection, client name)"
+  cat "$RUN_DIR/$fault-connections.txt" 2>/dev/null || true
+  echo; echo "## purchase-api: purchases answered 503, by reason (purchases_refused_total)"
+  curl -sf "http://127.0.0.1:$API_MANAGEMENT_PORT/actuator/prometheus" | awk '/^purchases_refused_total/ && $2 > 0' || true
+  echo; echo "## Consumers: purchases delivered again after they were stored or counted"
+  curl -sf "http://127.0.0.1:$PURCHASES_MANAGEMENT_PORT/actuator/prometheus" | grep '^purchases_duplicates_total' || true
+  curl -sf "http://127.0.0.1:$STORE_MANAGEMENT_PORT/actuator/prometheus" | grep '^store_purchases_duplicates_total' || true
+  echo; echo "## Load client"
+  grep -iE 'fail|retr|status|error' "$RUN_DIR/$fault.txt" | tail -n 12 || true
+  echo; echo "## The services' broker events, warnings and errors (count, first and last time, the line)"
+  for service in purchase-api store-service purchases-service; do
+    echo "### $service"
+    cat "$RUN_DIR/$service"*.log 2>/dev/null | python3 -c "$LOG_SUMMARY" || true
+  done
 }

@@ -96,16 +96,18 @@ stop_started() {
   STARTED_NAMES=()
 }
 
-# --cluster: the local 3-node cluster of scripts/rabbitmq-cluster.sh instead of the machine's
-# broker; the services get every node's address (they fail over) and the topology mode $1
-# (replicated unless told otherwise). stop_cluster stops it and deletes its data.
+# --cluster: the local 3-node cluster of scripts/rabbitmq-cluster.sh (CLUSTER is the script;
+# CLUSTER_RUNTIME picks local processes or containers) instead of the machine's broker; the
+# services get every node's address (they fail over) and the topology mode $1 (replicated unless
+# told otherwise). stop_cluster stops it and deletes its data.
+CLUSTER="$ROOT/scripts/rabbitmq-cluster.sh"
 CLUSTER_STARTED=false
 start_cluster() {
   local mode="${1:-replicated}"
-  "$ROOT/scripts/rabbitmq-cluster.sh" start || die "the 3-node cluster did not start (needs root and rabbitmq-server)"
+  "$CLUSTER" start || die "the 3-node cluster did not start (see $CLUSTER --help for what it needs)"
   CLUSTER_STARTED=true
-  RABBITMQ_ADDRESSES="$("$ROOT/scripts/rabbitmq-cluster.sh" addresses)"
-  RABBITMQ_MANAGEMENT_URL="http://127.0.0.1:15681"
+  RABBITMQ_ADDRESSES="$("$CLUSTER" addresses)"
+  RABBITMQ_MANAGEMENT_URL="$("$CLUSTER" management-url 1)"
   RABBITMQ_VHOST="${RABBITMQ_VHOST:-/}"
   BROKER_TOPOLOGY_MODE="$mode"
   # As many replicated shards as the sharded mode has shard queues here (4 per node x 3), and a
@@ -113,12 +115,12 @@ start_cluster() {
   BROKER_REPLICATED_SHARDS="${BROKER_REPLICATED_SHARDS:-12}"
   MYSQL_POOL_SIZE="${MYSQL_POOL_SIZE:-14}"
   export RABBITMQ_ADDRESSES RABBITMQ_MANAGEMENT_URL RABBITMQ_VHOST BROKER_TOPOLOGY_MODE BROKER_REPLICATED_SHARDS MYSQL_POOL_SIZE
-  log "platform on the 3-node cluster ($RABBITMQ_ADDRESSES), topology mode $mode"
+  log "platform on the 3-node cluster ($RABBITMQ_ADDRESSES, ${CLUSTER_RUNTIME:-processes}), topology mode $mode"
 }
 
 stop_cluster() {
   if [[ "$CLUSTER_STARTED" == true ]]; then
-    "$ROOT/scripts/rabbitmq-cluster.sh" stop || true
+    "$CLUSTER" stop || true
     CLUSTER_STARTED=false
   fi
 }
@@ -130,12 +132,12 @@ kill_a_node_after() {
   (
     sleep "$delay"
     local n
-    n="$("$ROOT/scripts/rabbitmq-cluster.sh" most-leaders 2>/dev/null || echo 1)"
-    log "killing cluster node sm$n mid-run"
-    "$ROOT/scripts/rabbitmq-cluster.sh" stop-node "$n"
+    n="$("$CLUSTER" most-leaders 2>/dev/null || echo 1)"
+    log "killing cluster node $n mid-run"
+    "$CLUSTER" stop-node "$n"
     sleep 15
-    log "starting cluster node sm$n again"
-    "$ROOT/scripts/rabbitmq-cluster.sh" start-node "$n" >/dev/null 2>&1 && log "sm$n is back"
+    log "starting cluster node $n again"
+    "$CLUSTER" start-node "$n" >/dev/null 2>&1 && log "node $n is back"
   ) &
   STARTED_PIDS+=("$!")
   STARTED_NAMES+=("node-killer")
@@ -295,8 +297,8 @@ watch_pid_options() {
   done
   if [[ "$CLUSTER_STARTED" == true ]]; then
     for node in 1 2 3; do
-      pid="$(cat "/var/lib/rabbitmq/supermarket-cluster/sm$node/pid" 2>/dev/null)" || continue
-      printf -- '--watch-pid rabbit-sm%s=%s ' "$node" "$pid"
+      pid="$("$CLUSTER" pid "$node" 2>/dev/null)" || continue
+      printf -- '--watch-pid rabbit-node%s=%s ' "$node" "$pid"
     done
   fi
 }

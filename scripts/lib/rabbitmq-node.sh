@@ -9,7 +9,8 @@ rmq_running() { rmq_ctl "$1" ping >/dev/null 2>&1; }
 # rmq_start_node NODE DIR AMQP_PORT MANAGEMENT_PORT DIST_PORT [PROMETHEUS_PORT]
 # Starts NODE (unless it runs) with its data, config and logs in DIR and waits until it is up.
 # The system's /etc/rabbitmq/rabbitmq.conf fixes the listener to 5672, so each node gets a config
-# file of its own. The Prometheus plugin only when PROMETHEUS_PORT is given.
+# file of its own. The Prometheus plugin only when PROMETHEUS_PORT is given. RMQ_EXTRA_CONF (lines
+# of rabbitmq.conf, default none) is added to the node's config.
 rmq_start_node() {
   local node="$1" dir="$2" amqp="$3" management="$4" dist="$5" prometheus="${6:-}"
   if rmq_running "$node"; then
@@ -22,6 +23,7 @@ listeners.tcp.local = 127.0.0.1:$amqp
 management.tcp.ip = 127.0.0.1
 management.tcp.port = $management
 loopback_users = none
+${RMQ_EXTRA_CONF:-}
 CONF
   local plugins="rabbitmq_management,rabbitmq_sharding"
   if [[ -n "$prometheus" ]]; then
