@@ -16,7 +16,7 @@
 #                             needs root); official: the files' defaults, pulled (default local)
 #   --project NAME            compose project name (default supermarket-test-<profile>)
 #   --lb-port PORT            host port of nginx (default 18080)
-#   --management-port PORT    host port of RabbitMQ's management UI, on 127.0.0.1 (default 25680)
+#   --management-port PORT    host port of RabbitMQ's management UI, on 127.0.0.1 (default 25690)
 #   --stores N                stores of the load run (default 4)
 #   --skip-package            use the jars already built (scripts/test.sh has just built them)
 #   --run-dir DIR             logs and results (default runs/compose-<profile>)
@@ -34,7 +34,7 @@ profile=mysql
 images=local
 project=""
 lb_port=18080
-management_port=25680
+management_port=25690
 stores=4
 package=true
 run_dir=""
@@ -167,11 +167,16 @@ export -f compose log die query_both_gets wait_healthy check_containers load_run
   verify_exactly_once gets down project_leftovers
 
 SUMMARY=()
+STEP_PID=""
 # step NAME SECONDS COMMAND...: runs COMMAND within SECONDS, prints and records how long it took.
+# In the background, waited for, so that Ctrl-C is handled at once (see the traps below).
 step() {
   local name="$1" seconds="$2" started=$SECONDS status=0; shift 2
   log "$name (at most ${seconds}s)"
-  timeout "$seconds" bash -c 'set -euo pipefail; "$@"' "$name" "$@" || status=$?
+  timeout "$seconds" bash -c 'set -euo pipefail; "$@"' "$name" "$@" &
+  STEP_PID=$!
+  wait "$STEP_PID" || status=$?
+  STEP_PID=""
   local took=$((SECONDS - started))
   [[ $status -ne 124 ]] || die "$name timed out after ${seconds}s"
   [[ $status -eq 0 ]] || die "$name failed (exit $status) after ${took}s"
@@ -193,7 +198,12 @@ teardown() {
   exit "$status"
 }
 trap teardown EXIT
-trap 'exit 130' INT TERM
+# timeout passes the signal on to the step and everything it started.
+stop_step() {
+  [[ -z "$STEP_PID" ]] || { kill -TERM "$STEP_PID" 2>/dev/null; wait "$STEP_PID" 2>/dev/null; }
+  exit 130
+}
+trap stop_step INT TERM
 
 # --- the images and the jars --------------------------------------------------------------
 step engine 300 scripts/docker-engine.sh

@@ -172,6 +172,9 @@ class ComposeFileTest {
         assertThat(map(dynamoFlavour.get("environment"))).containsEntry("SPRING_PROFILES_ACTIVE", "dynamodb")
                 .containsEntry("DYNAMODB_ENDPOINT", "http://dynamodb-local:8000");
         assertThat(map(dynamoFlavour.get("depends_on"))).containsKey("dynamodb-local");
+        // DynamoDB Local 2.x refuses a key id with anything but letters and digits.
+        assertThat(map(dynamoFlavour.get("environment"))).hasEntrySatisfying("AWS_ACCESS_KEY_ID",
+                key -> assertThat((String) key).matches("[A-Za-z0-9]+"));
         assertThat((List<Object>) map(services.get("dynamodb-local")).get("profiles")).containsExactly("dynamodb");
         assertThat(ImageVariables.officialDefault((String) map(services.get("mysql")).get("image"))).startsWith("mysql:8.");
     }
