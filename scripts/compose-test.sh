@@ -85,6 +85,18 @@ compose() { $COMPOSE_COMMAND --env-file "$ENV_FILE" -p "$project" "$@"; }
 # The steps, each a function run by step() in a bash of its own, so that timeout stops it with
 # everything it started.
 
+# quietly LOG COMMAND...: COMMAND's output to $RUN_DIR/LOG.log, its end shown if it fails.
+quietly() {
+  local file="$RUN_DIR/$1.log"; shift
+  "$@" >"$file" 2>&1 || { tail -n 40 "$file" >&2; return 1; }
+}
+
+# Our images; the load client's is in the profile "load", built only when named.
+build_images() {
+  quietly build compose build
+  quietly build-load-client compose build load-client
+}
+
 # Every container of the project healthy (the one-off migrations: exited 0).
 wait_healthy() {
   local id state waiting=()
@@ -151,7 +163,7 @@ gets() {
 
 # down -v, then nothing of the project is left.
 down() {
-  compose down -v --remove-orphans
+  quietly down compose down -v --remove-orphans
   local left
   left="$(project_leftovers)"
   [[ -z "$left" ]] || die "left after down -v: $left"
@@ -163,7 +175,7 @@ project_leftovers() {
   docker network ls -q --filter "$filter"
   docker volume ls -q --filter "$filter"
 }
-export -f compose log die query_both_gets wait_healthy check_containers load_run check_replicas_served \
+export -f compose log die quietly query_both_gets build_images wait_healthy check_containers load_run check_replicas_served \
   verify_exactly_once gets down project_leftovers
 
 SUMMARY=()
@@ -238,9 +250,9 @@ require_free_port "$management_port" "RabbitMQ's management UI (--management-por
 log "$COMPOSE_COMMAND -p $project, profile $profile, images $images, nginx on :$lb_port"
 
 # --- the run --------------------------------------------------------------------------------
-step build 900 compose build
+step build 900 build_images
 # up -d starts each container once what it depends on is healthy (or, migrations, done).
-step up 600 compose up -d
+step up 600 quietly up compose up -d
 step healthy 300 wait_healthy
 compose ps
 step runtime 30 check_containers
