@@ -196,7 +196,8 @@ step() {
   log "$name: ok in ${took}s"
 }
 
-torn_down=false
+# Nothing to tear down until this run may have started something of the project.
+torn_down=true
 teardown() {
   local status=$?
   if [[ "$torn_down" != true ]]; then
@@ -246,7 +247,8 @@ password() { tr -dc 'A-Za-z0-9' </dev/urandom | head -c 24 || true; }
 )
 require_free_port "$lb_port" "nginx (--lb-port)"
 require_free_port "$management_port" "RabbitMQ's management UI (--management-port)"
-[[ -z "$(project_leftovers)" ]] || { torn_down=true; die "compose project $project exists already; remove it first"; }
+[[ -z "$(project_leftovers)" ]] || die "compose project $project exists already; remove it first"
+torn_down=false
 log "$COMPOSE_COMMAND -p $project, profile $profile, images $images, nginx on :$lb_port"
 
 # --- the run --------------------------------------------------------------------------------

@@ -8,7 +8,7 @@
 # Starts the local services it needs, finds a JDK 21+, and fails if any test was skipped.
 # Usage: scripts/test.sh [extra Maven arguments, e.g. -pl purchase-api -am]
 # Environment: COMPOSE=false skips the docker-compose end-to-end runs (scripts/compose-test.sh,
-# both profiles, about N minutes on a Docker engine);
+# both profiles, about 3 minutes once the images exist);
 # SMOKE=false skips the run-local smoke runs (they need every module built);
 # FAULTS=false skips the CI-sized fault run (scripts/faults.sh, two crashes, a broker link
 # cut and late re-sends of accepted purchases, about 6 minutes).
