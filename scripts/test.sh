@@ -2,17 +2,20 @@
 # Runs every test of the platform: unit tests, integration tests against the real local
 # RabbitMQ (sharding plugin) / MariaDB / DynamoDB Local, the offline deployment checks and
 # terraform fmt/validate where terraform is installed; then the README's own commands: every
-# script's --help, and a small scripts/run-local.sh per profile (MySQL, DynamoDB), each of which
-# must pass its exactly-once pipeline check and answer both GETs; then a CI-sized fault run.
+# script's --help, docker-compose.yml end to end per profile (scripts/compose-test.sh), and a
+# small scripts/run-local.sh per profile (MySQL, DynamoDB), each of which must pass its
+# exactly-once pipeline check and answer both GETs; then a CI-sized fault run.
 # Starts the local services it needs, finds a JDK 21+, and fails if any test was skipped.
 # Usage: scripts/test.sh [extra Maven arguments, e.g. -pl purchase-api -am]
-# Environment: SMOKE=false skips the run-local smoke runs (they need every module built);
+# Environment: COMPOSE=false skips the docker-compose end-to-end runs (scripts/compose-test.sh,
+# both profiles, about 3 minutes once the images exist);
+# SMOKE=false skips the run-local smoke runs (they need every module built);
 # FAULTS=false skips the CI-sized fault run (scripts/faults.sh, two crashes, a broker link
 # cut and late re-sends of accepted purchases, about 6 minutes).
 set -euo pipefail
 
 if [[ "${1:-}" == "-h" || "${1:-}" == "--help" ]]; then
-  sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'
   exit 0
 fi
 
@@ -59,6 +62,17 @@ for script in scripts/*.sh */bench/*.sh; do
   "$script" --help >/dev/null || { echo "[test] FAILED: $script --help" >&2; exit 1; }
 done
 echo "[test] every script answers --help" >&2
+# docker-compose.yml end to end on the Docker engine, per profile: the images (local stand-ins),
+# up, everything healthy, the load client's container through nginx, the exactly-once verify,
+# both GETs, down -v leaving nothing (scripts/compose-test.sh).
+if [[ "${COMPOSE:-true}" != false ]]; then
+  for profile in mysql dynamodb; do
+    echo "[test] compose run: scripts/compose-test.sh --profile $profile --skip-package" >&2
+    scripts/compose-test.sh --profile "$profile" --skip-package \
+      || { echo "[test] FAILED: the $profile compose run; logs in runs/compose-$profile" >&2; exit 1; }
+  done
+  echo "[test] compose runs passed (mysql, dynamodb)" >&2
+fi
 if [[ "${SMOKE:-true}" != false ]]; then
   for profile in mysql dynamodb; do
     flag=(); [[ "$profile" == dynamodb ]] && flag=(--dynamodb)

@@ -283,6 +283,27 @@ check_every_purchase_arrived_once() {
   fi
 }
 
+# Both GETs of the API at $1: polls (up to $2 times, every 0.5 s) until store 1 has sales (the
+# counts reach store-service asynchronously through the broker), then asks the top stores of
+# one of its items; prints both answers, and returns 1 unless they hold items and stores.
+query_both_gets() {
+  local api="$1" attempts="$2" store_items="" top_stores item
+  for ((t = 0; t < attempts; t++)); do
+    store_items="$(curl -s "$api/items/store/1" || true)"
+    [[ "$store_items" == *itemID* ]] && break
+    sleep 0.5
+  done
+  echo "GET /items/store/1"
+  echo "  $store_items"
+  item="$(sed -n 's/.*"itemID" *: *\([0-9][0-9]*\).*/\1/p' <<<"${store_items%%\}*}")"
+  item="${item:-1}"
+  top_stores="$(curl -s "$api/items/top10/$item" || true)"
+  echo "GET /items/top10/$item"
+  echo "  $top_stores"
+  [[ "$store_items" == *itemID* ]] || { log "GET /items/store/1 did not answer with items"; return 1; }
+  [[ "$top_stores" == *storeID* ]] || { log "GET /items/top10/$item did not answer with stores"; return 1; }
+}
+
 # Where a run's CPU goes: load-client --watch-pid options for every process start_process started
 # and for the local broker (beam.smp), database (mariadbd) and idempotency store (redis-server)
 # when they run on this machine.

@@ -5,13 +5,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.nio.file.Files;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import javax.tools.ToolProvider;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -23,6 +28,12 @@ import org.yaml.snakeyaml.Yaml;
 class DockerfilesTest {
 
     private static final Pattern FROM = Pattern.compile("(?m)^FROM\\s+(\\S+)");
+    private static final Pattern BASE_IMAGE_ARG = Pattern.compile("(?m)^ARG (\\w+_IMAGE)=(\\S+)$");
+    private static final Pattern VARIABLE = Pattern.compile("\\$\\{(\\w+)}");
+    /** What the legacy builder (DOCKER_BUILDKIT=0) does not understand, or BuildKit would fetch. */
+    private static final Pattern BUILDKIT_ONLY = Pattern.compile(
+            "(?m)^# ?syntax=|^(RUN|COPY|ADD)(\\s+--[a-z]+=\\S+)*\\s+--(mount|link|chmod|parents|exclude|network|security)\\b"
+            + "|<<-?[\"']?[A-Z]+");
 
     @ParameterizedTest(name = "{0}")
     @CsvSource({"purchase-api, 8080, 9080", "store-service, 8081, 9081", "purchases-service, 8082, 9082"})
@@ -55,6 +66,22 @@ class DockerfilesTest {
         assertPinnedBaseImages(dockerfile);
         assertThat(dockerfile).contains("COPY " + jar("load-client") + " app.jar").contains("HEALTHCHECK NONE");
         assertRunsAsNonRootAfterLastFrom(dockerfile);
+    }
+
+    @Test
+    void buildsWithTheLegacyBuilderAndAnOfflineBuildKit() throws IOException {
+        List<Path> dockerfiles = new ArrayList<>();
+        for (String module : List.of("purchase-api", "store-service", "purchases-service", "load-client")) {
+            dockerfiles.add(DeploymentFiles.resolve(module + "/Dockerfile"));
+        }
+        try (Stream<Path> standIns = Files.list(DeploymentFiles.resolve("deploy/images"))) {
+            standIns.map(dir -> dir.resolve("Dockerfile")).filter(Files::isRegularFile).forEach(dockerfiles::add);
+        }
+
+        // No "# syntax=" line either: BuildKit would fetch that frontend from a registry, while its
+        // built-in one reads everything these files use.
+        assertThat(dockerfiles).hasSizeGreaterThan(4).allSatisfy(file ->
+                assertThat(DeploymentFiles.read(file)).as(file.toString()).doesNotContainPattern(BUILDKIT_ONLY));
     }
 
     @Test
@@ -127,15 +154,41 @@ class DockerfilesTest {
         return module + "/target/" + module + "-0.1.0-SNAPSHOT.jar";
     }
 
-    private static void assertPinnedBaseImages(String dockerfile) {
-        Matcher from = FROM.matcher(dockerfile);
-        int count = 0;
-        while (from.find()) {
-            HelmChartTest.assertPinned(from.group(1));
-            assertThat(from.group(1)).startsWith("eclipse-temurin:21.");
-            count++;
+    /**
+     * The {@code ARG NAME_IMAGE=default} lines before the first FROM: the base images, which
+     * {@code --build-arg} (docker-compose.yml, scripts/images.sh's stand-ins) can replace.
+     */
+    static Map<String, String> baseImageArguments(String dockerfile) {
+        Map<String, String> arguments = new LinkedHashMap<>();
+        Matcher arg = BASE_IMAGE_ARG.matcher(dockerfile.substring(0, dockerfile.indexOf("\nFROM ")));
+        while (arg.find()) {
+            arguments.put(arg.group(1), arg.group(2));
         }
-        assertThat(count).isPositive();
+        return arguments;
+    }
+
+    /**
+     * Every stage starts from a base image variable whose default is the official Temurin 21
+     * image, pinned: the JDK for the build stage, the JRE for the image that runs.
+     */
+    private static void assertPinnedBaseImages(String dockerfile) {
+        Map<String, String> arguments = baseImageArguments(dockerfile);
+        assertThat(ImageVariables.printedByImagesScript()).as("scripts/images.sh sets every base image argument")
+                .containsAll(arguments.keySet());
+        Matcher from = FROM.matcher(dockerfile);
+        List<String> stages = new ArrayList<>();
+        while (from.find()) {
+            Matcher variable = VARIABLE.matcher(from.group(1));
+            assertThat(variable.matches()).as("FROM %s: a base image argument", from.group(1)).isTrue();
+            String image = arguments.get(variable.group(1));
+            assertThat(image).as("ARG %s=<default> before the first FROM", variable.group(1)).isNotNull();
+            ImageVariables.assertOfficialAndPinned(image);
+            assertThat(image).startsWith("eclipse-temurin:21.");
+            stages.add(image);
+        }
+        assertThat(stages).isNotEmpty();
+        assertThat(stages.getLast()).as("the image that runs has a JRE").contains("-jre-");
+        assertThat(stages.subList(0, stages.size() - 1)).as("build stages have the JDK").allSatisfy(image -> assertThat(image).contains("-jdk-"));
     }
 
     private static void assertRunsAsNonRootAfterLastFrom(String dockerfile) {
