@@ -158,14 +158,15 @@ public final class TestBroker implements AutoCloseable {
         return new TestBroker(this, name, password);
     }
 
-    /** Spring Boot properties that point an application at this vhost. */
+    /** Spring Boot properties that point an application at this vhost and the broker's management API. */
     public Map<String, String> springProperties() {
         return Map.of(
                 "spring.rabbitmq.host", host,
                 "spring.rabbitmq.port", Integer.toString(port),
                 "spring.rabbitmq.username", username,
                 "spring.rabbitmq.password", password,
-                "spring.rabbitmq.virtual-host", vhost);
+                "spring.rabbitmq.virtual-host", vhost,
+                "platform.broker.management-url", managementUri.toString());
     }
 
     public ConnectionFactory connectionFactory() {

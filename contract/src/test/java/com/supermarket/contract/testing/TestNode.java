@@ -13,7 +13,7 @@ import java.util.function.Function;
 import org.testcontainers.rabbitmq.RabbitMQContainer;
 
 /**
- * A single RabbitMQ node of one test's own, with the sharding and management plugins: for the
+ * A single RabbitMQ node of one test's own, with the sharding, management and Prometheus plugins: for the
  * faults that hit a whole node, such as a memory alarm, which on the shared broker would block
  * every other test. In {@link TestServices.Mode#CONTAINERS} a container of its own; on local
  * services a node of {@code scripts/rabbitmq-node.sh} on free ports, which needs root and the
@@ -27,12 +27,15 @@ public final class TestNode implements AutoCloseable {
 
     private final String name;
     private final TestServices.Broker broker;
+    private final URI prometheusUri;
     private final Function<List<String>, String> rabbitmqctl;
     private final Runnable stop;
 
-    private TestNode(String name, TestServices.Broker broker, Function<List<String>, String> rabbitmqctl, Runnable stop) {
+    private TestNode(String name, TestServices.Broker broker, URI prometheusUri, Function<List<String>, String> rabbitmqctl,
+                     Runnable stop) {
         this.name = name;
         this.broker = broker;
+        this.prometheusUri = prometheusUri;
         this.rabbitmqctl = rabbitmqctl;
         this.stop = stop;
     }
@@ -42,18 +45,20 @@ public final class TestNode implements AutoCloseable {
         String name = purpose + "-" + UUID.randomUUID().toString().substring(0, 8);
         if (TestServices.mode() == TestServices.Mode.CONTAINERS) {
             RabbitMQContainer container = ServiceContainers.start(ServiceContainers.rabbitMq(), "rabbitmq-" + purpose);
-            return new TestNode(name, TestServices.broker(container),
+            return new TestNode(name, TestServices.broker(container), URI.create("http://" + container.getHost() + ":"
+                    + container.getMappedPort(ServiceContainers.RABBITMQ_PROMETHEUS_PORT)),
                     arguments -> ServiceContainers.rabbitmqctl(container, arguments.toArray(String[]::new)),
                     () -> ServiceContainers.stop(container));
         }
-        int[] ports = freePorts(3);
+        int[] ports = freePorts(4);
         String node = name + "@localhost";
         TestNode started = new TestNode(name, new TestServices.Broker("127.0.0.1", ports[0],
-                URI.create("http://127.0.0.1:" + ports[1]), "guest", "guest"),
+                URI.create("http://127.0.0.1:" + ports[1]), "guest", "guest"), URI.create("http://127.0.0.1:" + ports[3]),
                 arguments -> Scripts.run(rabbitmqctlOn(node, arguments), Duration.ofSeconds(30), NEEDS),
                 () -> script("stop", name));
         try {
-            script("start", name, Integer.toString(ports[0]), Integer.toString(ports[1]), Integer.toString(ports[2]));
+            script("start", name, Integer.toString(ports[0]), Integer.toString(ports[1]), Integer.toString(ports[2]),
+                    Integer.toString(ports[3]));
             return started;
         } catch (RuntimeException e) {
             // A half-started node is stopped here: the caller never gets it to close.
@@ -69,6 +74,11 @@ public final class TestNode implements AutoCloseable {
 
     public URI managementUri() {
         return broker.managementUri();
+    }
+
+    /** The Prometheus plugin's endpoint ({@code /metrics}, {@code /metrics/detailed}). */
+    public URI prometheusUri() {
+        return prometheusUri;
     }
 
     /**
