@@ -1,7 +1,10 @@
 package com.supermarket.contract.testing;
 
+import static org.awaitility.Awaitility.await;
+
 import java.io.IOException;
 import java.net.ServerSocket;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -74,6 +77,9 @@ final class ClusterContainers implements TestCluster.Nodes {
     @Override
     public void restart(int node) {
         DockerClientFactory.instance().client().startContainerCmd(container(node).getContainerId()).exec();
+        // Until the node has registered with epmd, await_startup fails at once.
+        await("sm" + node + " answers").atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(500))
+                .ignoreExceptions().untilAsserted(() -> rabbitmqctl(node, "ping"));
         rabbitmqctl(node, "await_startup", "--timeout", "120");
     }
 
@@ -89,8 +95,8 @@ final class ClusterContainers implements TestCluster.Nodes {
         return containers.get(node - 1);
     }
 
-    private void rabbitmqctl(int node, String... arguments) {
-        ServiceContainers.rabbitmqctl(container(node), arguments);
+    private String rabbitmqctl(int node, String... arguments) {
+        return ServiceContainers.rabbitmqctl(container(node), arguments);
     }
 
     private static String nodeName(int node) {
