@@ -141,7 +141,15 @@ final class ServiceContainers {
     }
 
     static void requireDocker() {
-        if (!DockerClientFactory.instance().isDockerAvailable()) {
+        boolean available;
+        try {
+            available = DockerClientFactory.instance().isDockerAvailable();
+        } catch (RuntimeException e) {
+            throw new IllegalStateException("Testcontainers could not set up its Docker client. Where the tests run in a "
+                    + "container beside the engine (as on the CI machine), set TESTCONTAINERS_HOST_OVERRIDE=localhost "
+                    + "(scripts/test.sh does), or choose the local services: -Dtest.services=local / TEST_SERVICES=local", e);
+        }
+        if (!available) {
             throw new IllegalStateException("No Docker engine answers, and the integration tests start their services "
                     + "(RabbitMQ, MariaDB, Redis, DynamoDB Local) as containers by default. Start one "
                     + "(scripts/docker-engine.sh here; Docker Desktop or dockerd elsewhere), or run the tests against the "
