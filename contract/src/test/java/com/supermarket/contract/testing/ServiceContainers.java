@@ -33,8 +33,6 @@ final class ServiceContainers {
     static final String LABEL = "supermarket.test";
     static final String PID_LABEL = "supermarket.test.pid";
 
-    /** The node's own settings: guest may log in over the published port, as in the official image. */
-    static final String RABBITMQ_CONF = "loopback_users.guest = false\n";
     static final String RABBITMQ_PLUGINS = "[rabbitmq_management,rabbitmq_prometheus,rabbitmq_sharding].";
     static final int RABBITMQ_PROMETHEUS_PORT = 15692;
     static final String MARIADB_ROOT_PASSWORD = "test";
@@ -47,12 +45,14 @@ final class ServiceContainers {
     private ServiceContainers() {
     }
 
-    /** A RabbitMQ node (not started) with the management, Prometheus and sharding plugins, guest/guest. */
+    /**
+     * A RabbitMQ node (not started) with the management, Prometheus and sharding plugins, guest/guest
+     * (the official image lets guest log in from other hosts, and so must a substitute).
+     */
     static RabbitMQContainer rabbitMq() {
         return new RabbitMQContainer(image("RABBITMQ_IMAGE", "rabbitmq:3.13.7-management", "rabbitmq"))
                 .withExposedPorts(5672, 15672, RABBITMQ_PROMETHEUS_PORT)
-                .withCopyToContainer(Transferable.of(RABBITMQ_PLUGINS), "/etc/rabbitmq/enabled_plugins")
-                .withCopyToContainer(Transferable.of(RABBITMQ_CONF), "/etc/rabbitmq/conf.d/90-supermarket-tests.conf");
+                .withCopyToContainer(Transferable.of(RABBITMQ_PLUGINS), "/etc/rabbitmq/enabled_plugins");
     }
 
     /** A MariaDB server (not started), root with {@value #MARIADB_ROOT_PASSWORD}, reached through Connector/J. */
