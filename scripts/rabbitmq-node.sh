@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # A single private RabbitMQ node on this machine, beside (not joined to) the machine's broker and
 # the cluster of scripts/rabbitmq-cluster.sh, on the ports it is given, with the plugins
-# rabbitmq_sharding and rabbitmq_management. For the tests that need a node-wide fault (a memory
+# rabbitmq_sharding and rabbitmq_management (and rabbitmq_prometheus when given a port for it). For
+# the tests that need a node-wide fault (a memory
 # alarm blocks every publishing connection of a node) without touching the shared broker. Needs
 # root and the Debian rabbitmq-server package (scripts/local-services.sh installs it); the node
 # runs as user rabbitmq.
 #
 # Usage: scripts/rabbitmq-node.sh COMMAND NAME [PORTS]
-#   start NAME AMQP_PORT MANAGEMENT_PORT DIST_PORT   start node NAME@localhost and wait until it is up
+#   start NAME AMQP_PORT MANAGEMENT_PORT DIST_PORT [PROMETHEUS_PORT]
+#                                                    start node NAME@localhost and wait until it is up
 #   stop NAME                                        stop it and delete its data
 #   -h, --help                                       this help
 # Environment: NODES_DIR (default /var/lib/rabbitmq/supermarket-nodes), the nodes' data folders.
@@ -31,10 +33,10 @@ name="${2:?$cmd needs a node name (letters, digits, dashes)}"
 node="$name@localhost"
 case "$cmd" in
   start)
-    [[ $# -eq 5 ]] || die "start needs NAME AMQP_PORT MANAGEMENT_PORT DIST_PORT (see --help)"
+    [[ $# -eq 5 || $# -eq 6 ]] || die "start needs NAME AMQP_PORT MANAGEMENT_PORT DIST_PORT [PROMETHEUS_PORT] (see --help)"
     command -v rabbitmq-server >/dev/null || die "rabbitmq-server is not installed (scripts/local-services.sh installs it)"
     [[ $EUID -eq 0 ]] || die "run as root: the node runs as user rabbitmq"
-    rmq_start_node "$node" "$NODES_DIR/$name" "$3" "$4" "$5"
+    rmq_start_node "$node" "$NODES_DIR/$name" "$3" "$4" "$5" "${6:-}"
     ;;
   stop)
     if rmq_running "$node"; then log "stopping $node"; rmq_ctl "$node" stop || true; fi

@@ -1,26 +1,49 @@
 #!/usr/bin/env bash
-# Runs every test of the platform: unit tests, integration tests against the real local
-# RabbitMQ (sharding plugin) / MariaDB / DynamoDB Local, the offline deployment checks and
+# Runs every test of the platform: unit tests, integration tests against a real RabbitMQ
+# (sharding plugin) / MariaDB / Redis / DynamoDB Local, the offline deployment checks and
 # terraform fmt/validate where terraform is installed; then the README's own commands: every
 # script's --help, docker-compose.yml end to end per profile (scripts/compose-test.sh), and a
 # small scripts/run-local.sh per profile (MySQL, DynamoDB), each of which must pass its
 # exactly-once pipeline check and answer both GETs; then a CI-sized fault run.
-# Starts the local services it needs, finds a JDK 21+, and fails if any test was skipped.
+# Starts the services it needs, finds a JDK 21+, and fails if any test was skipped.
 # Usage: scripts/test.sh [extra Maven arguments, e.g. -pl purchase-api -am]
-# Environment: COMPOSE=false skips the docker-compose end-to-end runs (scripts/compose-test.sh,
-# both profiles, about 3 minutes once the images exist);
+# Environment: TEST_SERVICES=containers (default) runs the integration tests' services as
+# containers (Docker engine from scripts/docker-engine.sh, images from scripts/images.sh);
+# TEST_SERVICES=local runs them against scripts/local-services.sh, for a machine without Docker.
+# COMPOSE=false skips the docker-compose end-to-end runs (scripts/compose-test.sh, both
+# profiles, about 3 minutes once the images exist);
 # SMOKE=false skips the run-local smoke runs (they need every module built);
 # FAULTS=false skips the CI-sized fault run (scripts/faults.sh, two crashes, a broker link
 # cut and late re-sends of accepted purchases, about 6 minutes).
 set -euo pipefail
 
 if [[ "${1:-}" == "-h" || "${1:-}" == "--help" ]]; then
-  sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'
+  awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"
   exit 0
 fi
 
 cd "$(dirname "$0")/.."
-scripts/local-services.sh
+log() { printf '[test] %s\n' "$*" >&2; }
+TEST_SERVICES="${TEST_SERVICES:-containers}"
+case "$TEST_SERVICES" in
+  local) scripts/local-services.sh ;;
+  containers)
+    scripts/docker-engine.sh
+    scripts/images.sh
+    set -a
+    eval "$(scripts/images.sh --print)"
+    set +a
+    # No registry serves Ryuk's image here; the tests remove their containers at exit themselves.
+    export TESTCONTAINERS_RYUK_DISABLED=true
+    # The engine runs on this machine, so published ports are on localhost (also where this
+    # machine is itself a container, which Testcontainers would otherwise reach by a gateway).
+    export TESTCONTAINERS_HOST_OVERRIDE="${TESTCONTAINERS_HOST_OVERRIDE:-localhost}"
+    # shellcheck source=lib/test-containers.sh
+    source scripts/lib/test-containers.sh
+    remove_leftover_test_containers
+    ;;
+  *) log "FAILED: TEST_SERVICES is '$TEST_SERVICES': choose containers or local"; exit 1 ;;
+esac
 JAVA_HOME="$(scripts/find-jdk.sh)"
 export JAVA_HOME
 echo "[test] using JDK at $JAVA_HOME" >&2
@@ -39,7 +62,7 @@ if ! command -v promtool >/dev/null 2>&1; then
   [[ -z "$policy" ]] || rm -f "$policy"
 fi
 
-./mvnw -B -ntp verify "$@"
+./mvnw -B -ntp verify -Dtest.services="$TEST_SERVICES" "$@"
 
 # Terraform's own checks need the terraform binary (and its registry for validate); the
 # script says SKIPPED for what it cannot run and fails on a formatting error.
@@ -56,6 +79,9 @@ if [[ -n "$skipped" ]]; then
 fi
 its=$(find . -path '*/target/failsafe-reports/TEST-*.xml' | wc -l)
 echo "[test] all tests ran, none skipped ($its integration test classes)" >&2
+
+# The smoke and fault runs below run the services from their jars against the local services.
+[[ "$TEST_SERVICES" == local ]] || scripts/local-services.sh
 
 # The README's commands, as a new user runs them from this checkout.
 for script in scripts/*.sh */bench/*.sh; do

@@ -53,7 +53,7 @@ class ReplicatedShardsIT {
 
     @Test
     void everyConfirmedMessageIsConsumedWhenTheNodeLeadingMostShardsDiesAndReturns() throws Exception {
-        BrokerSettings settings = TestCluster.replicatedSettings(SHARDS);
+        BrokerSettings settings = cluster.replicatedSettings(SHARDS);
         cluster.declareReplicatedTopology(SHARDS);
         assertThat(cluster.leadersByNode(1).values().stream().mapToInt(Integer::intValue).sum())
                 .as("shard queues (both exchanges), the parking and the RPC queue, all quorum").isEqualTo(2 * SHARDS + 2);

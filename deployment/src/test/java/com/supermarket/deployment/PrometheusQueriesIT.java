@@ -3,6 +3,9 @@ package com.supermarket.deployment;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.supermarket.contract.testing.TestBroker;
+import com.supermarket.contract.testing.TestNode;
+import com.supermarket.contract.testing.TestServices;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -30,18 +33,18 @@ import org.junit.jupiter.api.Test;
 import org.yaml.snakeyaml.Yaml;
 
 /**
- * The chart's dashboard and alerts against live metrics: a RabbitMQ node of this test's own (with
- * rabbitmq_prometheus and the sharding plugin, on its own ports and data directory, so the
- * shared broker is left alone), the three services started from their jars against it and the
- * local MariaDB, and a real Prometheus scraping them the way the chart's ServiceMonitors do
+ * The chart's dashboard and alerts against live metrics: a RabbitMQ node of this test's own
+ * ({@link TestNode}, with rabbitmq_prometheus and the sharding plugin, so that its memory alarm
+ * leaves the shared broker alone), the three services started from their jars against it and the
+ * test MariaDB ({@link TestServices}), and a real Prometheus scraping them the way the chart's ServiceMonitors do
  * (same paths, the broker's per-queue endpoint, job = Service name) with the chart's rules file
  * loaded. After some purchases (accepted, rejected, and refused under a memory alarm), every
  * dashboard query and every metric an alert reads must return series, and Prometheus must
  * evaluate every rule without error.
  *
  * <p>Needs the service jars (build the reactor, or
- * {@code -pl purchase-api,store-service,purchases-service,deployment -am verify}), Debian's
- * {@code prometheus} and {@code rabbitmq-server}, and MariaDB on 3306. Ports: 100 from
+ * {@code -pl purchase-api,store-service,purchases-service,deployment -am verify}) and Debian's
+ * {@code prometheus} (no image of it is built here). Ports of the services and Prometheus: 100 from
  * {@code -Dobservability.portBase} (18100). Logs: {@code deployment/target/observability-it}.
  */
 class PrometheusQueriesIT {
@@ -51,14 +54,7 @@ class PrometheusQueriesIT {
     private static final int STORE = BASE + 1;
     private static final int PURCHASES = BASE + 2;
     private static final int MANAGEMENT = BASE + 10;
-    private static final int AMQP = BASE + 50;
-    private static final int BROKER_DIST = BASE + 51;
-    private static final int BROKER_HTTP = BASE + 52;
-    private static final int BROKER_METRICS = BASE + 53;
-    private static final int CTL_DIST_MIN = BASE + 60;
     private static final int PROMETHEUS = BASE + 90;
-    private static final String NODE = "supermarket-observability-it@localhost";
-    private static final String RABBITMQ_BIN = System.getProperty("rabbitmq.bin", "/usr/lib/rabbitmq/bin");
     private static final String DATABASE = System.getProperty("observability.database", "purchases_observability_it");
     private static final Pattern SELECTOR = Pattern.compile("[a-zA-Z_:][a-zA-Z0-9_:]*(\\{[^}]*\\}|(?=\\[))");
 
@@ -66,6 +62,8 @@ class PrometheusQueriesIT {
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private static final List<Process> STARTED = new ArrayList<>();
     private static Path dir;
+    private static TestNode node;
+    private static TestBroker broker;
 
     @BeforeAll
     static void startBrokerServicesAndPrometheus() throws Exception {
@@ -73,11 +71,14 @@ class PrometheusQueriesIT {
         dir = DeploymentFiles.resolve("deployment/target/observability-it");
         deleteRecursively(dir);
         Files.createDirectories(dir);
-        startBroker();
+        node = TestNode.start("observability");
+        broker = node.broker("observability");
         // Its counts' state in the run's folder, so each run starts empty.
         startService("store-service", STORE, MANAGEMENT + 1, Map.of("STORE_STATE_DIR", dir.resolve("store-state").toString()));
+        TestServices.Database mariaDb = TestServices.mariaDb();
         startService("purchases-service", PURCHASES, MANAGEMENT + 2, Map.of("SPRING_PROFILES_ACTIVE", "mysql",
-                "MYSQL_URL", "jdbc:mysql://127.0.0.1:3306/" + DATABASE + "?createDatabaseIfNotExist=true"));
+                "MYSQL_URL", mariaDb.jdbcUrl(DATABASE + "?createDatabaseIfNotExist=true"),
+                "MYSQL_USERNAME", mariaDb.username(), "MYSQL_PASSWORD", mariaDb.password()));
         startService("purchase-api", API, MANAGEMENT, Map.of());
         for (int port = MANAGEMENT; port <= MANAGEMENT + 2; port++) {
             String readiness = "http://127.0.0.1:" + port + "/actuator/health/readiness";
@@ -90,10 +91,6 @@ class PrometheusQueriesIT {
     @AfterAll
     static void stopEverything() throws Exception {
         try {
-            if (dir != null) {
-                ctl("stop");
-            }
-        } finally {
             for (Process process : STARTED.reversed()) {
                 process.destroy();
                 if (!process.waitFor(30, TimeUnit.SECONDS)) {
@@ -101,7 +98,10 @@ class PrometheusQueriesIT {
                 }
             }
             deleteRecursively(dir.resolve("tsdb"));
-            deleteRecursively(dir.resolve("mnesia"));
+        } finally {
+            if (node != null) {
+                node.close();
+            }
         }
     }
 
@@ -183,12 +183,12 @@ class PrometheusQueriesIT {
             assertThat(purchase(1 + i % 8).statusCode()).isEqualTo(201);
         }
         assertThat(purchase(999_999).statusCode()).isEqualTo(400);
-        ctl("set_vm_memory_high_watermark", "absolute", "1");
+        node.raiseMemoryAlarm();
         try {
             await("a refusal while the broker blocks publishers").atMost(Duration.ofMinutes(1))
                     .until(() -> purchase(1).statusCode() == 503);
         } finally {
-            ctl("set_vm_memory_high_watermark", "0.4");
+            node.clearMemoryAlarm();
         }
         await("accepted again").atMost(Duration.ofMinutes(1)).until(() -> purchase(2).statusCode() == 201);
     }
@@ -224,48 +224,6 @@ class PrometheusQueriesIT {
                 HttpResponse.BodyHandlers.ofString());
     }
 
-    private static void startBroker() throws Exception {
-        Path server = Path.of(RABBITMQ_BIN, "rabbitmq-server");
-        assertThat(server).as("rabbitmq-server (Debian: apt-get install rabbitmq-server; or -Drabbitmq.bin)").isExecutable();
-        Files.writeString(dir.resolve("rabbitmq.conf"), """
-                listeners.tcp.default = %d
-                management.tcp.port = %d
-                prometheus.tcp.port = %d
-                """.formatted(AMQP, BROKER_HTTP, BROKER_METRICS));
-        Files.writeString(dir.resolve("enabled_plugins"), "[rabbitmq_management,rabbitmq_sharding,rabbitmq_prometheus].");
-        ProcessBuilder builder = new ProcessBuilder(server.toString());
-        brokerEnvironment(builder.environment());
-        start(builder, "rabbitmq");
-        await("the test's RabbitMQ node").atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofSeconds(1))
-                .ignoreExceptions().until(() -> get("http://127.0.0.1:" + BROKER_METRICS + "/metrics").statusCode() == 200);
-    }
-
-    private static void brokerEnvironment(Map<String, String> env) {
-        env.put("HOME", dir.toString()); // its own Erlang cookie, shared with the ctl calls below
-        env.put("RABBITMQ_NODENAME", NODE);
-        env.put("RABBITMQ_DIST_PORT", String.valueOf(BROKER_DIST));
-        env.put("RABBITMQ_CTL_DIST_PORT_MIN", String.valueOf(CTL_DIST_MIN));
-        env.put("RABBITMQ_CTL_DIST_PORT_MAX", String.valueOf(CTL_DIST_MIN + 9));
-        env.put("RABBITMQ_CONFIG_FILE", dir.resolve("rabbitmq.conf").toString());
-        env.put("RABBITMQ_ENABLED_PLUGINS_FILE", dir.resolve("enabled_plugins").toString());
-        env.put("RABBITMQ_MNESIA_BASE", dir.resolve("mnesia").toString());
-        env.put("RABBITMQ_LOG_BASE", dir.resolve("log").toString());
-        env.put("RABBITMQ_PID_FILE", dir.resolve("rabbitmq.pid").toString());
-        env.put("RABBITMQ_PLUGINS_EXPAND_DIR", dir.resolve("plugins-expand").toString());
-    }
-
-    private static void ctl(String... args) throws Exception {
-        List<String> command = new ArrayList<>(List.of(Path.of(RABBITMQ_BIN, "rabbitmqctl").toString(), "-n", NODE));
-        command.addAll(List.of(args));
-        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectOutput(dir.resolve("rabbitmqctl.log").toFile());
-        brokerEnvironment(builder.environment());
-        Process process = builder.start();
-        assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
-        assertThat(process.exitValue()).as("rabbitmqctl %s: %s", String.join(" ", args),
-                Files.readString(dir.resolve("rabbitmqctl.log"))).isZero();
-    }
-
     private static void startService(String module, int port, int managementPort, Map<String, String> extra) throws IOException {
         Path jar = DeploymentFiles.resolve(module + "/target/" + module + "-0.1.0-SNAPSHOT.jar");
         assertThat(jar).as("%s's jar: build it first (./mvnw -pl purchase-api,store-service,purchases-service,deployment -am verify)",
@@ -275,10 +233,12 @@ class PrometheusQueriesIT {
         Map<String, String> env = builder.environment();
         env.put("SERVER_PORT", String.valueOf(port));
         env.put("MANAGEMENT_PORT", String.valueOf(managementPort));
-        env.put("RABBITMQ_HOST", "127.0.0.1");
-        env.put("RABBITMQ_PORT", String.valueOf(AMQP));
-        env.put("RABBITMQ_VHOST", "/");
-        env.put("RABBITMQ_MANAGEMENT_URL", "http://127.0.0.1:" + BROKER_HTTP);
+        env.put("RABBITMQ_HOST", broker.host());
+        env.put("RABBITMQ_PORT", String.valueOf(broker.port()));
+        env.put("RABBITMQ_USERNAME", broker.username());
+        env.put("RABBITMQ_PASSWORD", broker.password());
+        env.put("RABBITMQ_VHOST", broker.vhost());
+        env.put("RABBITMQ_MANAGEMENT_URL", broker.managementUri().toString());
         env.put("BROKER_SHARDS_PER_NODE", "2");
         env.put("LOG_FORMAT", "");
         env.remove("JAVA_TOOL_OPTIONS");
@@ -299,14 +259,14 @@ class PrometheusQueriesIT {
                 rule_files: ["%s"]
                 scrape_configs:
                 %s%s%s  - job_name: supermarket-rabbitmq
-                    static_configs: [{targets: ["127.0.0.1:%d"]}]
+                    static_configs: [{targets: ["%s"]}]
                   - job_name: supermarket-rabbitmq-detailed
                     metrics_path: /metrics/detailed
-                    params: {family: [queue_coarse_metrics, queue_consumer_count], vhost: ["/"]}
-                    static_configs: [{targets: ["127.0.0.1:%d"]}]
+                    params: {family: [queue_coarse_metrics, queue_consumer_count], vhost: ["%s"]}
+                    static_configs: [{targets: ["%s"]}]
                 """.formatted(PrometheusRulesTest.RULES, scrape.formatted("purchase-api", MANAGEMENT),
                 scrape.formatted("store-service", MANAGEMENT + 1), scrape.formatted("purchases-service", MANAGEMENT + 2),
-                BROKER_METRICS, BROKER_METRICS));
+                node.prometheusUri().getAuthority(), broker.vhost(), node.prometheusUri().getAuthority()));
         start(new ProcessBuilder("prometheus", "--config.file=" + dir.resolve("prometheus.yml"),
                 "--storage.tsdb.path=" + dir.resolve("tsdb"), "--web.listen-address=127.0.0.1:" + PROMETHEUS), "prometheus");
         await("Prometheus").atMost(Duration.ofSeconds(30)).ignoreExceptions()

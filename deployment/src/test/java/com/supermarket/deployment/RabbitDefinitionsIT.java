@@ -20,7 +20,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * docker-compose's definitions.json, imported into a throw-away vhost of the real local RabbitMQ
+ * docker-compose's definitions.json, imported into a throw-away vhost of the real test RabbitMQ
  * (with the sharding plugin), yields a working platform topology: the plugin creates the shard
  * queues from the policies, a purchase published to the ingress exchange lands in both sharded
  * exchanges, and a rejected message reaches the parking queue through the shard-queue policy.

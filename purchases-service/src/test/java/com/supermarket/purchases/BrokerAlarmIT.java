@@ -10,11 +10,11 @@ import com.supermarket.contract.WireFormat;
 import com.supermarket.contract.testing.HeldMessages;
 import com.supermarket.contract.testing.TestBroker;
 import com.supermarket.contract.testing.TestNode;
+import com.supermarket.contract.testing.TestServices;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -30,7 +30,7 @@ import org.junit.jupiter.api.Test;
  * never publishes: every shard but the poison's must keep draining while the alarm holds, and the
  * poison is parked once it clears. The purchases reach the broker before the alarm and are let
  * through to the shards during it ({@link HeldMessages}). On the {@code mysql} profile, in a
- * database of its own on the local MariaDB.
+ * database of its own on the test MariaDB.
  */
 class BrokerAlarmIT {
 
@@ -41,7 +41,7 @@ class BrokerAlarmIT {
      */
     private static final Duration SAMPLED = Duration.ofSeconds(7);
     private static final String DATABASE = "purchases_it_alarm_" + UUID.randomUUID().toString().substring(0, 8);
-    private static final String MYSQL = "jdbc:mysql://127.0.0.1:3306/";
+    private static final TestServices.Database MARIADB = TestServices.mariaDb();
 
     private static TestNode node;
     private static TestBroker broker;
@@ -51,13 +51,11 @@ class BrokerAlarmIT {
     static void start() {
         node = TestNode.start("purchases-alarm");
         broker = node.broker("purchases-alarm");
-        Map<String, String> brokerProperties = new HashMap<>(broker.springProperties());
-        brokerProperties.put("platform.broker.management-url", node.managementUri().toString());
-        service = new PurchasesServiceRunner("mysql", brokerProperties, Map.of(
+        service = new PurchasesServiceRunner("mysql", broker, Map.of(
                 "platform.broker.shards-per-node", Integer.toString(SHARDS),
-                "spring.datasource.url", MYSQL + DATABASE + "?createDatabaseIfNotExist=true",
-                "spring.datasource.username", "root",
-                "spring.datasource.password", ""));
+                "spring.datasource.url", MARIADB.jdbcUrl(DATABASE + "?createDatabaseIfNotExist=true"),
+                "spring.datasource.username", MARIADB.username(),
+                "spring.datasource.password", MARIADB.password()));
     }
 
     @AfterAll
@@ -66,7 +64,7 @@ class BrokerAlarmIT {
             if (service != null) {
                 service.close();
             }
-            try (Connection connection = DriverManager.getConnection(MYSQL, "root", "")) {
+            try (Connection connection = DriverManager.getConnection(MARIADB.jdbcUrl(""), MARIADB.username(), MARIADB.password())) {
                 connection.createStatement().execute("DROP DATABASE IF EXISTS " + DATABASE);
             }
         } finally {

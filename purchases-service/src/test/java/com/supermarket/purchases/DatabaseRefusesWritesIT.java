@@ -58,8 +58,8 @@ class DatabaseRefusesWritesIT {
                 "spring.datasource.url", mariaDb.jdbcUrl(DATABASE),
                 "spring.datasource.username", "purchases",
                 "spring.datasource.password", password,
-                "spring.flyway.user", "root",
-                "spring.flyway.password", "",
+                "spring.flyway.user", mariaDb.rootUser(),
+                "spring.flyway.password", mariaDb.rootPassword(),
                 "spring.datasource.hikari.maximum-pool-size", "4"));
         // A table-level grant takes effect on open connections at their next statement.
         mariaDb.asRoot("GRANT" + INSERT_GRANT + "TO " + USER);

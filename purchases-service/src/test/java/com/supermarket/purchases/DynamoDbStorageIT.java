@@ -1,12 +1,16 @@
 package com.supermarket.purchases;
 
 import com.supermarket.contract.testing.TcpProxy;
+import com.supermarket.contract.testing.TestServices;
+import java.net.URI;
 import java.util.Map;
+import java.util.UUID;
 
 /**
- * The storage scenarios on the {@code dynamodb} profile, against DynamoDB Local running in this
- * JVM. The service reaches it through a {@link TcpProxy}, which the outage scenario cuts
- * (connections reset, new ones refused) and restores, so the data survives the outage.
+ * The storage scenarios on the {@code dynamodb} profile, against DynamoDB Local: the test
+ * container ({@link TestServices#dynamoDb()}), or on local services one running in this JVM. The
+ * service reaches it through a {@link TcpProxy}, which the outage scenario cuts (connections
+ * reset, new ones refused) and restores, so the data survives the outage.
  */
 class DynamoDbStorageIT extends StorageScenarios {
 
@@ -20,12 +24,18 @@ class DynamoDbStorageIT extends StorageScenarios {
 
     @Override
     Map<String, String> startBackend() throws Exception {
-        dynamoDb = new DynamoDbLocal();
-        proxy = new TcpProxy("127.0.0.1", dynamoDb.port());
+        URI endpoint;
+        if (TestServices.mode() == TestServices.Mode.CONTAINERS) {
+            endpoint = TestServices.dynamoDb();
+        } else {
+            dynamoDb = new DynamoDbLocal();
+            endpoint = URI.create(dynamoDb.endpoint());
+        }
+        proxy = new TcpProxy(endpoint.getHost(), endpoint.getPort());
         return Map.of(
-                "dynamodb.endpoint", "http://127.0.0.1:" + proxy.port(),
+                "dynamodb.endpoint", "http://" + proxy.host() + ":" + proxy.port(),
                 "dynamodb.create-table", "true",
-                "dynamodb.table", "purchases-it",
+                "dynamodb.table", "purchases-it-" + UUID.randomUUID().toString().substring(0, 8),
                 "dynamodb.call-timeout", "5s");
     }
 

@@ -7,10 +7,9 @@ import com.supermarket.contract.Purchase;
 import com.supermarket.contract.Topology;
 import com.supermarket.contract.WireFormat;
 import com.supermarket.contract.testing.TcpProxy;
-import java.net.InetSocketAddress;
+import com.supermarket.contract.testing.TestServices;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
-import java.net.Socket;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -23,7 +22,7 @@ import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
 /**
- * The storage scenarios on the {@code mysql} profile, against the real local MariaDB through
+ * The storage scenarios on the {@code mysql} profile, against the real test MariaDB through
  * Connector/J, in a database of its own. The service reaches MariaDB through a {@link TcpProxy},
  * which the outage scenario cuts (every connection reset, new ones refused) and restores: to the
  * service that is a database outage, while the shared MariaDB, which other tests use at the same
@@ -31,8 +30,7 @@ import org.junit.jupiter.api.Test;
  */
 class MysqlStorageIT extends StorageScenarios {
 
-    private static final String HOST = env("MYSQL_HOST", "127.0.0.1");
-    private static final int PORT = Integer.parseInt(env("MYSQL_PORT", "3306"));
+    private static final TestServices.Database MARIADB = TestServices.mariaDb();
     private static final Duration DATABASE_LATE_BY = Duration.ofSeconds(3);
     private final String database = "purchases_it_" + UUID.randomUUID().toString().substring(0, 8);
     private TcpProxy proxy;
@@ -81,8 +79,7 @@ class MysqlStorageIT extends StorageScenarios {
 
     @Override
     Map<String, String> startBackend() {
-        requireReachable();
-        proxy = new TcpProxy(HOST, PORT);
+        proxy = new TcpProxy(MARIADB.host(), MARIADB.port());
         // The service starts while the database refuses connections, as after a joint restart
         // where the database comes up last: its migration waits (MYSQL_CONNECT_RETRIES) instead
         // of the process exiting.
@@ -91,8 +88,8 @@ class MysqlStorageIT extends StorageScenarios {
         return Map.of(
                 "spring.datasource.url", "jdbc:mysql://" + proxy.host() + ":" + proxy.port() + "/" + database
                         + "?createDatabaseIfNotExist=true",
-                "spring.datasource.username", "root",
-                "spring.datasource.password", "",
+                "spring.datasource.username", MARIADB.username(),
+                "spring.datasource.password", MARIADB.password(),
                 "spring.datasource.hikari.maximum-pool-size", "4");
     }
 
@@ -101,7 +98,7 @@ class MysqlStorageIT extends StorageScenarios {
         if (proxy != null) {
             proxy.close();
         }
-        try (Connection connection = DriverManager.getConnection(jdbcUrl(""), "root", "")) {
+        try (Connection connection = DriverManager.getConnection(MARIADB.jdbcUrl(""), MARIADB.username(), MARIADB.password())) {
             connection.createStatement().execute("DROP DATABASE IF EXISTS " + database);
         }
     }
@@ -114,30 +111,5 @@ class MysqlStorageIT extends StorageScenarios {
     @Override
     void restoreStore() {
         proxy.restore();
-    }
-
-    private static String jdbcUrl(String database) {
-        return "jdbc:mysql://" + HOST + ":" + PORT + "/" + database;
-    }
-
-    private static void requireReachable() {
-        if (!reachable()) {
-            throw new IllegalStateException("MariaDB/MySQL is not reachable at " + HOST + ":" + PORT
-                    + ". The mysql integration tests need it: run scripts/local-services.sh (or .ci/run).");
-        }
-    }
-
-    private static boolean reachable() {
-        try (Socket socket = new Socket()) {
-            socket.connect(new InetSocketAddress(HOST, PORT), 1000);
-            return true;
-        } catch (java.io.IOException e) {
-            return false;
-        }
-    }
-
-    private static String env(String name, String fallback) {
-        String value = System.getenv(name);
-        return value == null || value.isBlank() ? fallback : value;
     }
 }

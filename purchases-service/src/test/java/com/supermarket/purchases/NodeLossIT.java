@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.supermarket.contract.Purchase;
 import com.supermarket.contract.testing.TestCluster;
+import com.supermarket.contract.testing.TestServices;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.time.Duration;
@@ -26,6 +27,7 @@ class NodeLossIT {
 
     private static final int SHARDS = 4;
     private static final String DATABASE = "purchases_it_" + UUID.randomUUID().toString().substring(0, 8);
+    private static final TestServices.Database MARIADB = TestServices.mariaDb();
     private static TestCluster cluster;
     private static PurchasesServiceRunner service;
     private static int victim;
@@ -38,9 +40,9 @@ class NodeLossIT {
         Map<String, String> properties = new HashMap<>(cluster.springProperties(victim));
         properties.put("platform.broker.replicated-shards", Integer.toString(SHARDS));
         service = new PurchasesServiceRunner("mysql", properties, Map.of(
-                "spring.datasource.url", "jdbc:mysql://127.0.0.1:3306/" + DATABASE + "?createDatabaseIfNotExist=true",
-                "spring.datasource.username", "root",
-                "spring.datasource.password", "",
+                "spring.datasource.url", MARIADB.jdbcUrl(DATABASE + "?createDatabaseIfNotExist=true"),
+                "spring.datasource.username", MARIADB.username(),
+                "spring.datasource.password", MARIADB.password(),
                 "purchases.ingest.consumers-per-shard", "2"));
     }
 
@@ -54,7 +56,7 @@ class NodeLossIT {
             if (cluster != null) {
                 cluster.close();
             }
-            try (Connection connection = DriverManager.getConnection("jdbc:mysql://127.0.0.1:3306/", "root", "")) {
+            try (Connection connection = DriverManager.getConnection(MARIADB.jdbcUrl(""), MARIADB.username(), MARIADB.password())) {
                 connection.createStatement().execute("DROP DATABASE IF EXISTS " + DATABASE);
             }
         }

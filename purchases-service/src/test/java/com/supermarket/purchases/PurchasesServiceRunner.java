@@ -27,15 +27,7 @@ final class PurchasesServiceRunner implements AutoCloseable {
     private final Instant startedAt;
 
     PurchasesServiceRunner(String profile, TestBroker broker, Map<String, String> extraProperties) {
-        this(profile, brokerProperties(broker), extraProperties);
-    }
-
-    private static Map<String, String> brokerProperties(TestBroker broker) {
-        Map<String, String> properties = new HashMap<>(broker.springProperties());
-        String managementUrl = System.getenv("RABBITMQ_MANAGEMENT_URL");
-        properties.put("platform.broker.management-url",
-                managementUrl == null || managementUrl.isBlank() ? "http://" + broker.host() + ":15672" : managementUrl);
-        return properties;
+        this(profile, broker.springProperties(), extraProperties);
     }
 
     /** @param brokerProperties where the broker is ({@code spring.rabbitmq.*}, {@code platform.broker.*}) */

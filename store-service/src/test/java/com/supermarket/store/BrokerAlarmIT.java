@@ -71,7 +71,6 @@ class BrokerAlarmIT {
     @DynamicPropertySource
     static void broker(DynamicPropertyRegistry registry) {
         BROKER.springProperties().forEach((name, value) -> registry.add(name, () -> value));
-        registry.add("platform.broker.management-url", () -> NODE.managementUri().toString());
         registry.add("platform.broker.shards-per-node", () -> SHARDS);
         registry.add("platform.broker.discovery-interval", () -> "500ms");
         ExpectedCounts.manyUnacknowledged(registry);

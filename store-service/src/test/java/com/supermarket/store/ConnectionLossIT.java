@@ -45,7 +45,6 @@ class ConnectionLossIT {
         BROKER.springProperties().forEach((name, value) -> registry.add(name, () -> value));
         registry.add("spring.rabbitmq.host", PROXY::host);
         registry.add("spring.rabbitmq.port", PROXY::port);
-        registry.add("platform.broker.management-url", () -> "http://" + BROKER.host() + ":15672");
         registry.add("platform.broker.shards-per-node", () -> 2);
         registry.add("platform.broker.discovery-interval", () -> "500ms");
         ExpectedCounts.manyUnacknowledged(registry);

@@ -51,7 +51,6 @@ class RpcServerBenchmark {
     private static ConfigurableApplicationContext start(TestBroker broker, String rpcConsumers) {
         List<String> args = new ArrayList<>();
         broker.springProperties().forEach((name, value) -> args.add("--" + name + "=" + value));
-        args.add("--platform.broker.management-url=http://" + broker.host() + ":15672");
         args.add("--server.port=0");
         args.add("--management.server.port=");
         args.add("--store.query.rpc-consumers=" + rpcConsumers);

@@ -63,7 +63,7 @@ final class ServiceProcess implements AutoCloseable {
         env.put("RABBITMQ_USERNAME", broker.username());
         env.put("RABBITMQ_PASSWORD", broker.password());
         env.put("RABBITMQ_VHOST", broker.vhost());
-        env.put("RABBITMQ_MANAGEMENT_URL", "http://" + broker.host() + ":15672");
+        env.put("RABBITMQ_MANAGEMENT_URL", broker.managementUri().toString());
         env.put("SERVER_PORT", Integer.toString(port));
         env.put("MANAGEMENT_PORT", Integer.toString(managementPort));
         env.put("LOG_FORMAT", "");

@@ -65,7 +65,6 @@ class StoreServiceIT {
     @DynamicPropertySource
     static void broker(DynamicPropertyRegistry registry) {
         BROKER.springProperties().forEach((name, value) -> registry.add(name, () -> value));
-        registry.add("platform.broker.management-url", () -> "http://" + BROKER.host() + ":15672");
         registry.add("platform.broker.shards-per-node", () -> SHARDS);
         registry.add("store.ingest.consumers-per-shard", () -> 2);
         // 2 consumers x prefetch 10 x 50 purchases fit the 1,024-id dedup window.

@@ -13,8 +13,6 @@ import com.supermarket.contract.ManagementClient;
 import com.supermarket.contract.Topology;
 import com.supermarket.contract.WireFormat;
 import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -32,10 +30,8 @@ import tools.jackson.databind.JsonNode;
  * A throw-away virtual host on the real RabbitMQ, so integration tests that run side by side
  * (or after each other) never see each other's queues, policies or messages.
  *
- * <p>The broker is the one named by {@code RABBITMQ_HOST}, {@code RABBITMQ_PORT},
- * {@code RABBITMQ_MANAGEMENT_URL}, {@code RABBITMQ_USERNAME} and {@code RABBITMQ_PASSWORD}
- * (default: the local one, guest/guest). If it cannot be reached the test fails and says how
- * to start it: an integration test never skips silently.
+ * <p>The broker is the one {@link TestServices#rabbitMq()} gives (a container, or the local
+ * one). If it cannot be had the test fails and says why: an integration test never skips.
  */
 public final class TestBroker implements AutoCloseable {
 
@@ -55,8 +51,6 @@ public final class TestBroker implements AutoCloseable {
         this.username = username;
         this.password = password;
         this.managementUri = managementUri;
-        requireReachable(host, port, "RabbitMQ (AMQP)");
-        requireReachable(managementUri.getHost(), managementUri.getPort(), "the RabbitMQ management API");
         management = new ManagementClient(managementUri, username, password);
         vhost = "it-" + purpose + "-" + UUID.randomUUID().toString().substring(0, 8);
         management.send("PUT", "api/vhosts/" + vhost, null);
@@ -79,14 +73,13 @@ public final class TestBroker implements AutoCloseable {
 
     /** Creates a fresh vhost named after {@code purpose} (letters, digits, dashes). */
     public static TestBroker create(String purpose) {
-        String host = env("RABBITMQ_HOST", "127.0.0.1");
-        return new TestBroker(purpose, host, Integer.parseInt(env("RABBITMQ_PORT", "5672")), env("RABBITMQ_USERNAME", "guest"),
-                env("RABBITMQ_PASSWORD", "guest"), URI.create(env("RABBITMQ_MANAGEMENT_URL", "http://" + host + ":15672")));
+        return on(TestServices.rabbitMq(), purpose);
     }
 
-    /** A fresh vhost on the broker node at {@code host:port} (guest/guest), e.g. a {@link TestNode}. */
-    static TestBroker on(String host, int port, URI managementUri, String purpose) {
-        return new TestBroker(purpose, host, port, "guest", "guest", managementUri);
+    /** A fresh vhost on {@code broker}, e.g. a {@link TestNode}. */
+    static TestBroker on(TestServices.Broker broker, String purpose) {
+        return new TestBroker(purpose, broker.host(), broker.port(), broker.username(), broker.password(),
+                broker.managementUri());
     }
 
     public URI managementUri() {
@@ -165,14 +158,15 @@ public final class TestBroker implements AutoCloseable {
         return new TestBroker(this, name, password);
     }
 
-    /** Spring Boot properties that point an application at this vhost. */
+    /** Spring Boot properties that point an application at this vhost and the broker's management API. */
     public Map<String, String> springProperties() {
         return Map.of(
                 "spring.rabbitmq.host", host,
                 "spring.rabbitmq.port", Integer.toString(port),
                 "spring.rabbitmq.username", username,
                 "spring.rabbitmq.password", password,
-                "spring.rabbitmq.virtual-host", vhost);
+                "spring.rabbitmq.virtual-host", vhost,
+                "platform.broker.management-url", managementUri.toString());
     }
 
     public ConnectionFactory connectionFactory() {
@@ -251,21 +245,6 @@ public final class TestBroker implements AutoCloseable {
             for (String user : users) {
                 management.send("DELETE", "api/users/" + user, null);
             }
-        }
-    }
-
-    private static String env(String name, String fallback) {
-        String value = System.getenv(name);
-        return value == null || value.isBlank() ? fallback : value;
-    }
-
-    static void requireReachable(String host, int port, String what) {
-        try (Socket socket = new Socket()) {
-            socket.connect(new InetSocketAddress(host, port), 2000);
-        } catch (IOException e) {
-            throw new IllegalStateException(what + " is not reachable at " + host + ":" + port
-                    + ". Integration tests need it: start RabbitMQ ('rabbitmq-server -detached') with the plugins "
-                    + "rabbitmq_sharding and rabbitmq_management enabled, or run '.ci/run', which does both.", e);
         }
     }
 }

@@ -24,11 +24,14 @@ import org.springframework.amqp.rabbit.core.RabbitAdmin;
 import tools.jackson.databind.JsonNode;
 
 /**
- * The real local three-node RabbitMQ cluster of {@code scripts/rabbitmq-cluster.sh} (nodes
- * sm1..sm3@localhost, AMQP 5681..5683, management 15681..15683), started by {@link #start} and
- * stopped, its data deleted, by {@link #close}, with a throw-away vhost. For the tests where a
- * node dies. Needs root and the rabbitmq-server package: without them {@link #start} fails and
- * says so (never a skip). Not thread-safe; one per test class.
+ * A real three-node RabbitMQ cluster with a throw-away vhost, for the tests where a node dies:
+ * started by {@link #start}, stopped and its data deleted by {@link #close}. In
+ * {@link TestServices.Mode#CONTAINERS} three containers on a user network of their own (nodes
+ * sm1..sm3, AMQP and management published on free ports that survive a node's restart), a node
+ * loss being {@code docker kill}; on local services the cluster of
+ * {@code scripts/rabbitmq-cluster.sh} (nodes sm1..sm3@localhost, AMQP 5681..5683, management
+ * 15681..15683), a node loss being a SIGKILL, which needs root and the rabbitmq-server package:
+ * without them {@link #start} fails and says so (never a skip). Not thread-safe; one per test class.
  */
 public final class TestCluster implements AutoCloseable {
 
@@ -37,19 +40,20 @@ public final class TestCluster implements AutoCloseable {
 
     private static final String USER = "guest";
 
-    private final Path script;
+    private final Nodes nodes;
     private final String vhost;
 
-    private TestCluster(Path script, String purpose) {
-        this.script = script;
+    private TestCluster(Nodes nodes, String purpose) {
+        this.nodes = nodes;
         this.vhost = "it-" + purpose + "-" + UUID.randomUUID().toString().substring(0, 8);
     }
 
     /** Starts the cluster (if not running) and creates a fresh vhost named after {@code purpose}. */
     public static TestCluster start(String purpose) {
-        TestCluster cluster = new TestCluster(Scripts.find("rabbitmq-cluster.sh"), purpose);
+        TestCluster cluster = new TestCluster(TestServices.mode() == TestServices.Mode.CONTAINERS
+                ? new ClusterContainers(purpose) : new ScriptNodes(), purpose);
         try {
-            cluster.run("start");
+            cluster.nodes.start();
             ManagementClient management = cluster.management(1);
             management.send("PUT", "api/vhosts/" + cluster.vhost, null);
             management.send("PUT", "api/permissions/" + cluster.vhost + "/" + USER,
@@ -67,12 +71,12 @@ public final class TestCluster implements AutoCloseable {
     }
 
     /** {@code host:port} of node {@code n}'s AMQP listener. */
-    public static String address(int node) {
-        return "127.0.0.1:" + (5680 + node);
+    public String address(int node) {
+        return "127.0.0.1:" + nodes.amqpPort(node);
     }
 
     /** Every node's AMQP address, comma separated, {@code first} first (the node a client tries first). */
-    public static String addresses(int first) {
+    public String addresses(int first) {
         List<String> addresses = new ArrayList<>();
         addresses.add(address(first));
         NODES.stream().filter(n -> n != first).forEach(n -> addresses.add(address(n)));
@@ -104,8 +108,8 @@ public final class TestCluster implements AutoCloseable {
                 "platform.broker.topology-mode", "replicated");
     }
 
-    public static URI managementUri(int node) {
-        return URI.create("http://127.0.0.1:" + (15680 + node));
+    public URI managementUri(int node) {
+        return URI.create("http://127.0.0.1:" + nodes.managementPort(node));
     }
 
     public ManagementClient management(int node) {
@@ -129,7 +133,7 @@ public final class TestCluster implements AutoCloseable {
     }
 
     /** Settings of the {@code replicated} mode with {@code shards} queues, retries every 500 ms. */
-    public static BrokerSettings replicatedSettings(int shards) {
+    public BrokerSettings replicatedSettings(int shards) {
         Duration interval = Duration.ofMillis(500);
         return new BrokerSettings(managementUri(1), 1, true, interval, interval, BrokerSettings.TopologyMode.REPLICATED,
                 shards, null);
@@ -172,24 +176,80 @@ public final class TestCluster implements AutoCloseable {
 
     /** Kills node {@code n} abruptly (SIGKILL), as a lost machine. */
     public void stopNode(int n) {
-        run("stop-node", Integer.toString(n));
+        nodes.kill(n);
     }
 
     /** Starts node {@code n} again; it rejoins with its data. */
     public void startNode(int n) {
-        run("start-node", Integer.toString(n));
+        nodes.restart(n);
     }
 
     /** Stops every node and deletes the cluster's data (the vhost with it). */
     @Override
     public void close() {
-        run("stop");
+        nodes.close();
     }
 
-    private void run(String... arguments) {
-        List<String> command = new ArrayList<>();
-        command.add(script.toString());
-        command.addAll(List.of(arguments));
-        Scripts.run(command, Duration.ofMinutes(3), "root and the rabbitmq-server package; scripts/local-services.sh installs it");
+    /** Where the three nodes run and how a test hits them. */
+    interface Nodes extends AutoCloseable {
+
+        /** Starts the three nodes, joined as one cluster, and waits until they are up. */
+        void start();
+
+        int amqpPort(int node);
+
+        int managementPort(int node);
+
+        void kill(int node);
+
+        /** Starts a killed node again and waits until it is up. */
+        void restart(int node);
+
+        /** Stops the nodes and deletes their data. */
+        @Override
+        void close();
+    }
+
+    /** The local cluster of {@code scripts/rabbitmq-cluster.sh}, on its fixed ports. */
+    private static final class ScriptNodes implements Nodes {
+
+        private final Path script = Scripts.find("rabbitmq-cluster.sh");
+
+        @Override
+        public void start() {
+            run("start");
+        }
+
+        @Override
+        public int amqpPort(int node) {
+            return 5680 + node;
+        }
+
+        @Override
+        public int managementPort(int node) {
+            return 15680 + node;
+        }
+
+        @Override
+        public void kill(int node) {
+            run("stop-node", Integer.toString(node));
+        }
+
+        @Override
+        public void restart(int node) {
+            run("start-node", Integer.toString(node));
+        }
+
+        @Override
+        public void close() {
+            run("stop");
+        }
+
+        private void run(String... arguments) {
+            List<String> command = new ArrayList<>();
+            command.add(script.toString());
+            command.addAll(List.of(arguments));
+            Scripts.run(command, Duration.ofMinutes(3), "root and the rabbitmq-server package; scripts/local-services.sh installs it");
+        }
     }
 }

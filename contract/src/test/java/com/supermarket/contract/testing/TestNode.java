@@ -9,50 +9,76 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.function.Function;
+import org.testcontainers.rabbitmq.RabbitMQContainer;
 
 /**
- * A single RabbitMQ node of one test's own ({@code scripts/rabbitmq-node.sh}), on free ports, with
- * the sharding and management plugins: for the faults that hit a whole node, such as a memory
- * alarm, which on the machine's shared broker would block every other test. {@link #start} takes
- * some seconds (an Erlang VM and its plugins boot); {@link #close} stops the node and deletes its
- * data. Needs root and the rabbitmq-server package: without them {@link #start} fails and says so
- * (never a skip). Not thread-safe; one per test class.
+ * A single RabbitMQ node of one test's own, with the sharding, management and Prometheus plugins: for the
+ * faults that hit a whole node, such as a memory alarm, which on the shared broker would block
+ * every other test. In {@link TestServices.Mode#CONTAINERS} a container of its own; on local
+ * services a node of {@code scripts/rabbitmq-node.sh} on free ports, which needs root and the
+ * rabbitmq-server package (without them {@link #start} fails and says so, never a skip).
+ * {@link #start} takes some seconds (an Erlang VM and its plugins boot); {@link #close} stops the
+ * node and deletes its data. Not thread-safe; one per test class.
  */
 public final class TestNode implements AutoCloseable {
 
     private static final String NEEDS = "root and the rabbitmq-server package; scripts/local-services.sh installs it";
 
     private final String name;
-    private final int amqpPort;
-    private final int managementPort;
+    private final TestServices.Broker broker;
+    private final URI prometheusUri;
+    private final Function<List<String>, String> rabbitmqctl;
+    private final Runnable stop;
 
-    private TestNode(String name, int amqpPort, int managementPort) {
+    private TestNode(String name, TestServices.Broker broker, URI prometheusUri, Function<List<String>, String> rabbitmqctl,
+                     Runnable stop) {
         this.name = name;
-        this.amqpPort = amqpPort;
-        this.managementPort = managementPort;
+        this.broker = broker;
+        this.prometheusUri = prometheusUri;
+        this.rabbitmqctl = rabbitmqctl;
+        this.stop = stop;
     }
 
     /** Starts a node named after {@code purpose} (letters, digits, dashes) and waits until it is up. */
     public static TestNode start(String purpose) {
-        int[] ports = freePorts(3);
-        TestNode node = new TestNode(purpose + "-" + UUID.randomUUID().toString().substring(0, 8), ports[0], ports[1]);
+        String name = purpose + "-" + UUID.randomUUID().toString().substring(0, 8);
+        if (TestServices.mode() == TestServices.Mode.CONTAINERS) {
+            RabbitMQContainer container = ServiceContainers.start(ServiceContainers.rabbitMq(), "rabbitmq-" + purpose);
+            return new TestNode(name, TestServices.broker(container), URI.create("http://" + container.getHost() + ":"
+                    + container.getMappedPort(ServiceContainers.RABBITMQ_PROMETHEUS_PORT)),
+                    arguments -> ServiceContainers.rabbitmqctl(container, arguments.toArray(String[]::new)),
+                    () -> ServiceContainers.stop(container));
+        }
+        int[] ports = freePorts(4);
+        String node = name + "@localhost";
+        TestNode started = new TestNode(name, new TestServices.Broker("127.0.0.1", ports[0],
+                URI.create("http://127.0.0.1:" + ports[1]), "guest", "guest"), URI.create("http://127.0.0.1:" + ports[3]),
+                arguments -> Scripts.run(rabbitmqctlOn(node, arguments), Duration.ofSeconds(30), NEEDS),
+                () -> script("stop", name));
         try {
-            node.script("start", Integer.toString(ports[0]), Integer.toString(ports[1]), Integer.toString(ports[2]));
-            return node;
+            script("start", name, Integer.toString(ports[0]), Integer.toString(ports[1]), Integer.toString(ports[2]),
+                    Integer.toString(ports[3]));
+            return started;
         } catch (RuntimeException e) {
             // A half-started node is stopped here: the caller never gets it to close.
-            node.close();
+            started.close();
             throw e;
         }
     }
 
     /** A fresh vhost on this node, named after {@code purpose}. */
     public TestBroker broker(String purpose) {
-        return TestBroker.on("127.0.0.1", amqpPort, managementUri(), purpose);
+        return TestBroker.on(broker, purpose);
     }
 
     public URI managementUri() {
-        return URI.create("http://127.0.0.1:" + managementPort);
+        return broker.managementUri();
+    }
+
+    /** The Prometheus plugin's endpoint ({@code /metrics}, {@code /metrics/detailed}). */
+    public URI prometheusUri() {
+        return prometheusUri;
     }
 
     /**
@@ -77,22 +103,22 @@ public final class TestNode implements AutoCloseable {
     /** Stops the node and deletes its data. */
     @Override
     public void close() {
-        script("stop");
-    }
-
-    private String nodeName() {
-        return name + "@localhost";
+        stop.run();
     }
 
     private String rabbitmqctl(String... arguments) {
-        List<String> command = new ArrayList<>(List.of("rabbitmqctl", "-q", "-n", nodeName()));
-        command.addAll(List.of(arguments));
-        return Scripts.run(command, Duration.ofSeconds(30), NEEDS);
+        return rabbitmqctl.apply(List.of(arguments));
     }
 
-    private void script(String... arguments) {
-        List<String> command = new ArrayList<>(List.of(Scripts.find("rabbitmq-node.sh").toString(), arguments[0], name));
-        command.addAll(List.of(arguments).subList(1, arguments.length));
+    private static List<String> rabbitmqctlOn(String node, List<String> arguments) {
+        List<String> command = new ArrayList<>(List.of("rabbitmqctl", "-q", "-n", node));
+        command.addAll(arguments);
+        return command;
+    }
+
+    private static void script(String... arguments) {
+        List<String> command = new ArrayList<>(List.of(Scripts.find("rabbitmq-node.sh").toString()));
+        command.addAll(List.of(arguments));
         Scripts.run(command, Duration.ofMinutes(3), NEEDS);
     }
 

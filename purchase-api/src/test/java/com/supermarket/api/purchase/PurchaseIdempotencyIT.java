@@ -41,7 +41,7 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
 /**
- * The idempotency store on the real local Redis (database 5, keys under a prefix of this run,
+ * The idempotency store on the real test Redis (database 5, keys under a prefix of this run,
  * deleted afterwards) and the real RabbitMQ (a throw-away vhost), with a {@link TcpProxy} on the
  * link to Redis to cut or freeze it ({@link TestRedis}: fails, never skips, when Redis cannot
  * be reached).
@@ -55,8 +55,7 @@ class PurchaseIdempotencyIT extends ServedApiTest {
 
     private static final TestBroker broker = TestBroker.create("idem");
     private static final TcpProxy redisLink = TestRedis.link();
-    private static final RedisClient redisClient = RedisClient.create(
-            "redis://" + TestRedis.HOST + ":" + TestRedis.PORT + "/" + TestRedis.DATABASE);
+    private static final RedisClient redisClient = RedisClient.create(TestRedis.directUrl());
     private static final StatefulRedisConnection<String, String> redisConnection = redisClient.connect();
     private static final RedisCommands<String, String> redis = redisConnection.sync();
 

@@ -177,7 +177,7 @@ class PurchasePublishingIT extends ServedApiTest {
     }
 
     /**
-     * Raises a real memory alarm on the shared local broker for a few seconds: every publishing
+     * Raises a real memory alarm on the shared test broker for a few seconds: every publishing
      * connection is blocked while it lasts. The previous watermark is restored in any case.
      */
     @Test

@@ -14,7 +14,7 @@ import java.util.concurrent.ExecutionException;
 import org.junit.jupiter.api.Test;
 
 /**
- * The Redis idempotency store on its own, against the real local Redis through a
+ * The Redis idempotency store on its own, against the real test Redis through a
  * {@link TcpProxy} that counts its connections ({@link TestRedis}: fails, never skips, when
  * Redis cannot be reached).
  */

@@ -6,8 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.supermarket.contract.Purchase;
 import com.supermarket.contract.PurchaseItem;
 import com.supermarket.contract.testing.TcpProxy;
-import java.net.InetSocketAddress;
-import java.net.Socket;
+import com.supermarket.contract.testing.TestServices;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -26,7 +25,7 @@ import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.SimpleDriverDataSource;
 
 /**
- * The split of database users on the real local MariaDB, in a database and with users of its
+ * The split of database users on the real test MariaDB, in a database and with users of its
  * own (dropped afterwards): {@link Migrations} creates the schema as the schema-owning user, and
  * the service's repository, as a user granted {@link Migrations#RUNTIME_PRIVILEGES} only, stores
  * and reads purchases but may not create, alter or drop anything, nor update or delete rows.
@@ -36,8 +35,7 @@ class LeastPrivilegeDatabaseIT {
     /** The versions under {@code db/migration}. */
     private static final int MIGRATIONS = 3;
 
-    private static final String HOST = env("MYSQL_HOST", "127.0.0.1");
-    private static final int PORT = Integer.parseInt(env("MYSQL_PORT", "3306"));
+    private static final TestServices.Database MARIADB = TestServices.mariaDb();
 
     private final String suffix = UUID.randomUUID().toString().substring(0, 8);
     private final String database = "purchases_it_priv_" + suffix;
@@ -48,7 +46,6 @@ class LeastPrivilegeDatabaseIT {
 
     @BeforeEach
     void createDatabaseAndUsers() throws SQLException {
-        requireReachable();
         asRoot("CREATE DATABASE " + database,
                 "CREATE USER '" + migrator + "'@'%' IDENTIFIED BY '" + migratorPassword + "'",
                 "GRANT ALL PRIVILEGES ON " + database + ".* TO '" + migrator + "'@'%'",
@@ -102,7 +99,7 @@ class LeastPrivilegeDatabaseIT {
      */
     @Test
     void theMigrationsWaitForADatabaseThatDoesNotAnswerYet() {
-        try (TcpProxy starting = new TcpProxy(HOST, PORT)) {
+        try (TcpProxy starting = new TcpProxy(MARIADB.host(), MARIADB.port())) {
             starting.cut(Duration.ofSeconds(2));
 
             assertThat(Migrations.migrate(url(starting.port()), migrator, migratorPassword, 5).migrationsExecuted)
@@ -111,11 +108,11 @@ class LeastPrivilegeDatabaseIT {
     }
 
     private String url() {
-        return url(PORT);
+        return MARIADB.jdbcUrl(database);
     }
 
     private String url(int port) {
-        return "jdbc:mysql://" + HOST + ":" + port + "/" + database;
+        return "jdbc:mysql://" + MARIADB.host() + ":" + port + "/" + database;
     }
 
     private static void execute(Connection connection, String sql) throws SQLException {
@@ -125,24 +122,10 @@ class LeastPrivilegeDatabaseIT {
     }
 
     private static void asRoot(String... statements) throws SQLException {
-        try (Connection connection = DriverManager.getConnection("jdbc:mysql://" + HOST + ":" + PORT + "/", "root", "")) {
+        try (Connection connection = DriverManager.getConnection(MARIADB.jdbcUrl(""), MARIADB.username(), MARIADB.password())) {
             for (String sql : statements) {
                 execute(connection, sql);
             }
         }
-    }
-
-    private static void requireReachable() {
-        try (Socket socket = new Socket()) {
-            socket.connect(new InetSocketAddress(HOST, PORT), 1000);
-        } catch (java.io.IOException e) {
-            throw new IllegalStateException("MariaDB/MySQL is not reachable at " + HOST + ":" + PORT
-                    + ". The mysql integration tests need it: run scripts/local-services.sh (or .ci/run).", e);
-        }
-    }
-
-    private static String env(String name, String fallback) {
-        String value = System.getenv(name);
-        return value == null || value.isBlank() ? fallback : value;
     }
 }

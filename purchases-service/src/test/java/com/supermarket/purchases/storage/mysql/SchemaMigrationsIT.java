@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.supermarket.contract.Purchase;
 import com.supermarket.contract.PurchaseItem;
+import com.supermarket.contract.testing.TestServices;
 import com.supermarket.purchases.storage.PurchaseRepository.StoreResult;
 import com.zaxxer.hikari.HikariDataSource;
 import java.time.Instant;
@@ -19,7 +20,7 @@ import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 
 /**
  * Purchases stored under an earlier schema read back whole, and redeliveries of them ignored,
- * after the migrations that follow, on the real local MariaDB in a database of its own.
+ * after the migrations that follow, on the real test MariaDB in a database of its own.
  */
 class SchemaMigrationsIT {
 
@@ -80,9 +81,10 @@ class SchemaMigrationsIT {
                                       BiConsumer<JdbcTemplate, MysqlPurchaseRepository> checkAfter) {
         String database = "purchases_migration_" + UUID.randomUUID().toString().substring(0, 8);
         try (HikariDataSource dataSource = new HikariDataSource()) {
-            dataSource.setJdbcUrl("jdbc:mysql://127.0.0.1:3306/" + database + "?createDatabaseIfNotExist=true");
-            dataSource.setUsername("root");
-            dataSource.setPassword("");
+            TestServices.Database mariaDb = TestServices.mariaDb();
+            dataSource.setJdbcUrl(mariaDb.jdbcUrl(database + "?createDatabaseIfNotExist=true"));
+            dataSource.setUsername(mariaDb.username());
+            dataSource.setPassword(mariaDb.password());
             JdbcTemplate jdbc = new JdbcTemplate(dataSource);
             try {
                 Flyway.configure().dataSource(dataSource).locations("classpath:db/migration").target(version).load().migrate();
