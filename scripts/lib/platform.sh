@@ -281,6 +281,57 @@ check_every_purchase_arrived_once() {
   fi
 }
 
+# The messages each shard queue of both sharded exchanges has received so far (the management
+# API's message_stats.publish; the plugin's "sharding: <exchange> - ..." queues or the replicated
+# "<exchange>.shard.N"), as "<count> <queue>" lines into $1. The API samples its statistics
+# every few seconds, so this reads until two readings 6 s apart agree (at most a minute).
+save_shard_counts() {
+  local url="${RABBITMQ_MANAGEMENT_URL:-http://localhost:15672}" vhost now last="" t
+  vhost="$(python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(sys.argv[1], safe=""))' "${RABBITMQ_VHOST:-/}")"
+  for ((t = 0; t < 10; t++)); do
+    now="$(curl -sf -u "${RABBITMQ_USERNAME:-guest}:${RABBITMQ_PASSWORD:-guest}" \
+      "$url/api/queues/$vhost?columns=name,message_stats.publish" | python3 -c '
+import json, sys
+for queue in json.load(sys.stdin):
+    name = queue["name"]
+    if any(name.startswith(("sharding: " + x + " - ", x + ".shard.")) for x in ("purchaseX", "storeX")):
+        print(queue.get("message_stats", {}).get("publish", 0), name)')" || return 1
+    [[ "$now" == "$last" ]] && break
+    last="$now"
+    sleep 6
+  done
+  printf '%s\n' "$now" | sort -k2 >"$1"
+}
+
+# $1 = counts before a run, $2 = after (save_shard_counts): the messages each shard queue received
+# in between, and per sharded exchange the smallest, the largest and max/min, the balance over the
+# shards. A shard queue that received nothing is named.
+shard_balance() {
+  python3 - "$1" "$2" <<'PYTHON'
+import sys
+def read(path):
+    counts = {}
+    for line in open(path):
+        count, name = line.rstrip("\n").split(" ", 1)
+        counts[name] = int(count)
+    return counts
+before, after = read(sys.argv[1]), read(sys.argv[2])
+for exchange in ("purchaseX", "storeX"):
+    got = {name: count - before.get(name, 0) for name, count in after.items()
+           if name.startswith(("sharding: " + exchange + " - ", exchange + ".shard."))}
+    if not got:
+        print(f"{exchange}: no shard queue found")
+        continue
+    low, high = min(got.values()), max(got.values())
+    ratio = f"{high / low:.2f}" if low else "inf"
+    idle = [name for name, count in got.items() if count == 0]
+    print(f"{exchange}: {len(got)} shard queues, messages per queue min {low}, max {high}, max/min {ratio}"
+          + (f"; NOTHING reached {len(idle)}: {', '.join(sorted(idle))}" if idle else "; every queue received messages"))
+    for name in sorted(got):
+        print(f"  {got[name]:>9}  {name}")
+PYTHON
+}
+
 # Where a run's CPU goes: load-client --watch-pid options for every process start_process started
 # and for the local broker (beam.smp), database (mariadbd) and idempotency store (redis-server)
 # when they run on this machine.
