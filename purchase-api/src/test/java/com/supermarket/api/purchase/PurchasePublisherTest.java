@@ -336,10 +336,7 @@ class PurchasePublisherTest {
         PurchasePublisher publisher = publisher(4, 1);
         CompletableFuture<Void> first = publisher.submit(purchase(1));
         Sent inFlight = awaitSent(0);
-        List<CompletableFuture<Void>> gathered = new ArrayList<>();
-        for (int i = 0; i < 10; i++) {
-            gathered.add(publisher.submit(purchase(1 + SHARDS * i)));
-        }
+        List<CompletableFuture<Void>> gathered = submitOnTheShardOf(publisher, 1, 10);
 
         inFlight.ack();
         for (int i = 1; i <= 3; i++) {
@@ -361,10 +358,7 @@ class PurchasePublisherTest {
         PurchasePublisher publisher = publisher(100, 16);
         CompletableFuture<Void> first = publisher.submit(purchase(1));
         Sent inFlight = awaitSent(0);
-        List<CompletableFuture<Void>> gathered = new ArrayList<>();
-        for (int i = 1; i <= 3; i++) {
-            gathered.add(publisher.submit(purchase(1 + SHARDS * i)));
-        }
+        List<CompletableFuture<Void>> gathered = submitOnTheShardOf(publisher, 1, 3);
         PurchaseRequest otherShard = purchase(2);
         CompletableFuture<Void> other = publisher.submit(otherShard);
 
@@ -391,12 +385,9 @@ class PurchasePublisherTest {
         PurchasePublisher publisher = publisher(4, 2);
         CompletableFuture<Void> first = publisher.submit(purchase(1));
         Sent inFlight = awaitSent(0);
-        List<CompletableFuture<Void>> gathered = new ArrayList<>();
-        gathered.add(publisher.submit(purchase(1 + SHARDS)));
+        List<CompletableFuture<Void>> gathered = new ArrayList<>(submitOnTheShardOf(publisher, 1, 1));
         awaitSenderParked(publisher);
-        for (int i = 2; i <= 4; i++) {
-            gathered.add(publisher.submit(purchase(1 + SHARDS * i)));
-        }
+        gathered.addAll(submitOnTheShardOf(publisher, 1, 3));
 
         // Were the parked sender not woken by a full batch, nothing more would be sent until the ack.
         Sent full = awaitSent(1);
@@ -426,6 +417,15 @@ class PurchasePublisherTest {
         assertThat(second.routingKey()).isEqualTo(Topology.routingKey(3, SHARDS));
         assertThat(second.purchaseIds()).hasSize(2);
         assertThat(third.routingKey()).isEqualTo(Topology.routingKey(2, SHARDS));
+    }
+
+    /** Submits {@code count} purchases of other stores on the shard of {@code store}. */
+    private static List<CompletableFuture<Void>> submitOnTheShardOf(PurchasePublisher publisher, int store, int count) {
+        List<CompletableFuture<Void>> futures = new ArrayList<>();
+        for (int i = 1; i <= count; i++) {
+            futures.add(publisher.submit(purchase(store + SHARDS * i)));
+        }
+        return futures;
     }
 
     /** Waits until the sender parks on the publisher: it has taken every purchase and none may leave. */
