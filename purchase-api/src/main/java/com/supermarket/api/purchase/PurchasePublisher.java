@@ -256,7 +256,7 @@ class PurchasePublisher implements DisposableBean {
                     continue;
                 }
                 // Nothing may leave now: what waits for a permit or its shard's confirm gathers.
-                batches.refuseOverdue(System.nanoTime(), overloaded());
+                batches.refuseOverdue(System.nanoTime(), this::overloaded);
                 awaitWork();
             }
         } catch (InterruptedException e) {

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 
 /**
  * The purchases waiting to be published, by shard (their routing key), and the group commit's
@@ -124,9 +125,11 @@ final class ShardBatches {
     }
 
     /** Refuses, from the head of each shard, the purchases whose admission deadline has passed. Sender thread. */
-    void refuseOverdue(long now, PublishRefusedException refused) {
+    void refuseOverdue(long now, Supplier<PublishRefusedException> refusal) {
+        PublishRefusedException refused = null;
         for (Shard shard : shards.values()) {
             while (!shard.waiting.isEmpty() && now - shard.waiting.peekFirst().admitByNanos() >= 0) {
+                refused = refused == null ? refusal.get() : refused;
                 shard.waiting.pollFirst().done().completeExceptionally(refused);
             }
         }

@@ -96,7 +96,7 @@ class ShardBatchesTest {
         Pending later = add("b");
         assertThat(batches.admissionLeft(clock)).isEqualTo(early.admitByNanos() - clock);
 
-        batches.refuseOverdue(early.admitByNanos(), new PublishRefusedException(Reason.OVERLOADED, "overloaded", null));
+        batches.refuseOverdue(early.admitByNanos(), () -> new PublishRefusedException(Reason.OVERLOADED, "overloaded", null));
 
         assertThat(early.done()).isCompletedExceptionally();
         assertThat(later.done()).isNotDone();
