@@ -37,6 +37,16 @@ public final class Topology {
      */
     public static final String STORE_RPC_QUEUE = "store.queries";
 
+    /**
+     * The query queue of store partition {@code partition} of {@code partitions}
+     * ({@link StorePartition}): {@link #STORE_RPC_QUEUE} itself when there is one partition, so a
+     * single partition keeps the name it always had; {@code store.queries.p<partition>} otherwise.
+     * Copies of a partition share its queue.
+     */
+    public static String storeQueryQueue(int partition, int partitions) {
+        return partitions == 1 ? STORE_RPC_QUEUE : STORE_RPC_QUEUE + ".p" + partition;
+    }
+
     /** The exchange type of the sharding plugin. */
     public static final String SHARDING_EXCHANGE_TYPE = "x-modulus-hash";
 
