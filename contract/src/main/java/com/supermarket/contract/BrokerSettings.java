@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.springframework.amqp.core.AmqpAdmin;
+import org.springframework.boot.context.properties.bind.ConstructorBinding;
 
 /**
  * The broker settings every service shares, under one prefix, {@value #PREFIX} (environment:
@@ -50,6 +51,8 @@ public record BrokerSettings(URI managementUrl, int shardsPerNode, boolean manag
     /** The configuration prefix of these settings. */
     public static final String PREFIX = "platform.broker";
 
+    // The binder's constructor: the record has another, for the settings before store partitions.
+    @ConstructorBinding
     public BrokerSettings {
         if (managementUrl == null || shardsPerNode < 1 || retryInterval == null || !retryInterval.isPositive()
                 || replicatedShards < 0 || storePartitions < 0) {
