@@ -4,6 +4,7 @@ import com.supermarket.contract.BrokerSettings;
 import com.supermarket.contract.BrokerTopology;
 import com.supermarket.contract.ManagementClient;
 import com.supermarket.contract.ModulusHashKeys;
+import com.supermarket.contract.StorePartition;
 import com.supermarket.contract.Topology;
 import java.util.ArrayList;
 import java.util.List;
@@ -46,6 +47,11 @@ import org.springframework.stereotype.Component;
  * there is nothing to list: the platform declares its quorum shard queues and their bindings
  * itself, so both exchanges always route.
  *
+ * <p><b>Store partitions.</b> store-service's partitions each consume the shard queues of their
+ * stores ({@link StorePartition}), which needs the shard count to be a multiple of
+ * {@code STORE_PARTITIONS}; when it is not, purchases are refused the same way, with that reason,
+ * since a shard queue's stores would belong to several partitions.
+ *
  * <p>Thread-safe: one scheduler thread writes a volatile immutable state that request threads read.
  */
 @Component("routing")
@@ -58,12 +64,14 @@ public class ShardRouting implements HealthIndicator, SmartLifecycle {
     private final long intervalMillis;
     private final boolean replicated;
     private final int replicatedShards;
+    private final int storePartitions;
     private volatile Routes routes = new Routes("the shard queues have not been listed yet", 0, List.of());
     private ScheduledExecutorService checking;
 
     ShardRouting(RabbitProperties rabbit, BrokerSettings settings) {
         this.replicated = settings.topologyMode() == BrokerSettings.TopologyMode.REPLICATED;
         this.replicatedShards = settings.replicatedShards();
+        this.storePartitions = settings.storePartitions();
         String vhost = rabbit.determineVirtualHost();
         this.vhost = vhost == null || vhost.isBlank() ? "/" : vhost;
         this.management = new ManagementClient(settings.managementUrl(), rabbit.determineUsername(), rabbit.determinePassword());
@@ -96,7 +104,7 @@ public class ShardRouting implements HealthIndicator, SmartLifecycle {
         if (replicated) {
             // The platform declares the replicated shard queues and their bindings itself, with
             // the exchanges, on every connection: a purchase always reaches both.
-            route(null, replicatedShards);
+            route(StorePartition.splitProblem(replicatedShards, storePartitions), replicatedShards);
             return;
         }
         Routes last = routes;
@@ -111,8 +119,8 @@ public class ShardRouting implements HealthIndicator, SmartLifecycle {
                 }
                 shards = Math.min(shards, queues);
             }
-            found = empty.isEmpty() ? null : "no shard queue behind " + String.join(" and ", empty)
-                    + " (is its sharding policy set?): a purchase would not reach every consumer";
+            found = empty.isEmpty() ? StorePartition.splitProblem(shards, storePartitions) : "no shard queue behind "
+                    + String.join(" and ", empty) + " (is its sharding policy set?): a purchase would not reach every consumer";
         } catch (RuntimeException e) {
             // The management API is down, not the broker: keep the last verdict rather than
             // refuse every purchase while queues that existed a moment ago almost surely still do.
@@ -123,7 +131,8 @@ public class ShardRouting implements HealthIndicator, SmartLifecycle {
         if (found != null && !found.equals(last.problem())) {
             log.warn("Refusing purchases: {}", found);
         } else if (found == null && last.problem() != null) {
-            log.info("Both sharded exchanges have shard queues; accepting purchases");
+            log.info("Both sharded exchanges have shard queues, {} for {} store partition(s); accepting purchases", shards,
+                    storePartitions);
         }
         route(found, found == null ? shards : last.shards());
     }

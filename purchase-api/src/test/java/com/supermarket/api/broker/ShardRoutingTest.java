@@ -36,6 +36,28 @@ class ShardRoutingTest {
     }
 
     @Test
+    void shardsTheStorePartitionsDoNotDivideAreRefusedWithTheReasonInHealth() {
+        ShardRouting routing = new ShardRouting(new RabbitProperties(), new BrokerSettings(NO_MANAGEMENT, 4, true,
+                Duration.ofSeconds(10), Duration.ofSeconds(2), TopologyMode.REPLICATED, 8, null, 3));
+
+        routing.check();
+
+        assertThat(routing.problem()).contains("8 storeX shard queue(s) cannot be split over 3 store partitions");
+        assertThat(routing.health().getStatus()).isEqualTo(Status.DOWN);
+        assertThat(routing.health().getDetails()).containsEntry("reason", routing.problem());
+    }
+
+    @Test
+    void shardsTheStorePartitionsDivideRoute() {
+        ShardRouting routing = new ShardRouting(new RabbitProperties(), new BrokerSettings(NO_MANAGEMENT, 4, true,
+                Duration.ofSeconds(10), Duration.ofSeconds(2), TopologyMode.REPLICATED, 8, null, 4));
+
+        routing.check();
+
+        assertThat(routing.problem()).isNull();
+    }
+
+    @Test
     void everyDeclaredReplicatedShardGetsStoresEachStoreOnOne() {
         ShardRouting routing = routing(TopologyMode.REPLICATED);
 
