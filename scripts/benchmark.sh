@@ -36,6 +36,8 @@
 #   --cluster               on a local 3-node RabbitMQ cluster (scripts/rabbitmq-cluster.sh,
 #                           started here and stopped afterwards), replicated topology mode
 #   --topology-mode MODE    with --cluster: replicated (default) or sharded
+#   --store-partitions N    store-service as N partitions, one process each, as in
+#                           scripts/run-local.sh (default 1)
 #   --warmup-per-hour N     after each start of the services, first a warm-up run at the
 #                           largest store count with N purchases/hour/store (default 90: 207,360
 #                           POSTs at 256 stores, and the GETs of any --get-ratio), pipeline-checked
@@ -90,6 +92,7 @@ while [[ $# -gt 0 ]]; do
     --down-for) down_for="$2"; shift 2 ;;
     --cluster) cluster=true; shift ;;
     --topology-mode) topology_mode="$2"; shift 2 ;;
+    --store-partitions) export STORE_PARTITIONS="$2"; shift 2 ;;
     --run-dir) run_dir="$2"; shift 2 ;;
     --warmup-per-hour) warmup_per_hour="$2"; shift 2 ;;
     --) shift; extra=("$@"); break ;;

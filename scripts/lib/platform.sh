@@ -13,6 +13,11 @@ API_MANAGEMENT_PORT="${API_MANAGEMENT_PORT:-9080}"
 STORE_MANAGEMENT_PORT="${STORE_MANAGEMENT_PORT:-9081}"
 PURCHASES_MANAGEMENT_PORT="${PURCHASES_MANAGEMENT_PORT:-9082}"
 DYNAMODB_LOCAL_PORT="${DYNAMODB_LOCAL_PORT:-8000}"
+# store-service's partitions, one process each (README: "Store partitions"); purchase-api reads
+# the same variable. Partition p > 0 listens on STORE_PORT and STORE_MANAGEMENT_PORT plus
+# p x STORE_PARTITION_PORT_STEP.
+export STORE_PARTITIONS="${STORE_PARTITIONS:-1}"
+STORE_PARTITION_PORT_STEP="${STORE_PARTITION_PORT_STEP:-100}"
 # Services share two cores with the client on a laptop-sized machine; cap their heaps. The
 # whole heap from the start: G1 then gives the young generation room at once; in a benchmark
 # run purchase-api paused 37 times instead of 128 and spent ~9 % less CPU per purchase
@@ -191,32 +196,48 @@ start_platform() {
     [[ -f "$(jar_of "$module")" ]] || die "$(jar_of "$module") is missing; is $module merged and built?"
   done
   require_free_port "$API_PORT" purchase-api
-  require_free_port "$STORE_PORT" store-service
   require_free_port "$PURCHASES_PORT" purchases-service
   require_free_port "$API_MANAGEMENT_PORT" "purchase-api's management"
-  require_free_port "$STORE_MANAGEMENT_PORT" "store-service's management"
   require_free_port "$PURCHASES_MANAGEMENT_PORT" "purchases-service's management"
+  local partition
+  for ((partition = 0; partition < STORE_PARTITIONS; partition++)); do
+    require_free_port "$(store_port "$partition")" "$(store_name "$partition")"
+    require_free_port "$(store_management_port "$partition")" "$(store_name "$partition")'s management"
+  done
   if [[ "$profile" == dynamodb ]]; then
     start_dynamodb_local
   fi
   # Any start order works (each service declares the topology); readiness is checked per service.
-  start_store_service
-  local store_pid="${STARTED_PIDS[-1]}"
+  local store_pids=()
+  for ((partition = 0; partition < STORE_PARTITIONS; partition++)); do
+    start_store_service "$partition"
+    store_pids+=("${STARTED_PIDS[-1]}")
+  done
   start_purchases_service "$profile"
   local purchases_pid="${STARTED_PIDS[-1]}"
   start_purchase_api
   local api_pid="${STARTED_PIDS[-1]}"
-  wait_ready store-service "$STORE_MANAGEMENT_PORT" "$store_pid"
+  for ((partition = 0; partition < STORE_PARTITIONS; partition++)); do
+    wait_ready "$(store_name "$partition")" "$(store_management_port "$partition")" "${store_pids[$partition]}"
+  done
   wait_ready purchases-service "$PURCHASES_MANAGEMENT_PORT" "$purchases_pid"
   wait_ready purchase-api "$API_MANAGEMENT_PORT" "$api_pid"
 }
 
-# Starts store-service (also again after a fault test killed it); the caller waits for it.
-# The counts' write-ahead log and snapshots: in the run folder, so each run starts empty and a
-# restart finds what the killed process wrote.
+# Partition $1's process name (and log file name): store-service when there is one partition.
+store_name() { if ((STORE_PARTITIONS == 1)); then echo store-service; else echo "store-service-p$1"; fi; }
+store_port() { echo $((STORE_PORT + $1 * STORE_PARTITION_PORT_STEP)); }
+store_management_port() { echo $((STORE_MANAGEMENT_PORT + $1 * STORE_PARTITION_PORT_STEP)); }
+
+# Starts store-service partition $1 (default 0; also again after a fault test killed it); the
+# caller waits for it. The counts' write-ahead log and snapshots: in the run folder, a directory
+# per partition, so each run starts empty and a restart finds what the killed process wrote.
 start_store_service() {
-  SERVER_PORT="$STORE_PORT" MANAGEMENT_PORT="$STORE_MANAGEMENT_PORT" STORE_STATE_DIR="${STORE_STATE_DIR:-$RUN_DIR/store-state}" \
-    start_process store-service "$RUN_DIR/store-service.log" \
+  local partition="${1:-0}" state="${STORE_STATE_DIR:-$RUN_DIR/store-state}"
+  ((STORE_PARTITIONS == 1)) || state="$state-p$partition"
+  SERVER_PORT="$(store_port "$partition")" MANAGEMENT_PORT="$(store_management_port "$partition")" \
+    STORE_PARTITION="$partition" STORE_STATE_DIR="$state" \
+    start_process "$(store_name "$partition")" "$RUN_DIR/$(store_name "$partition").log" \
     "$JAVA" $SERVICE_JAVA_OPTS -jar "$(jar_of store-service)"
 }
 
@@ -257,9 +278,12 @@ start_stub() {
 # The load client's verify command (load-client/README.md) against the services started here:
 # the exactly-once rule is written once, there; these functions only call it.
 verify() {
+  local partition stores=()
+  for ((partition = 0; partition < STORE_PARTITIONS; partition++)); do
+    stores+=(--store-metrics-url "http://127.0.0.1:$(store_management_port "$partition")/actuator/prometheus")
+  done
   "$JAVA" -jar "$(jar_of load-client)" verify --purchases-url "http://127.0.0.1:$PURCHASES_PORT" \
-    --purchases-metrics-url "http://127.0.0.1:$PURCHASES_MANAGEMENT_PORT/actuator/prometheus" \
-    --store-metrics-url "http://127.0.0.1:$STORE_MANAGEMENT_PORT/actuator/prometheus" "$@"
+    --purchases-metrics-url "http://127.0.0.1:$PURCHASES_MANAGEMENT_PORT/actuator/prometheus" "${stores[@]}" "$@"
 }
 
 # $1 = file: the services' counts now (before a run), for check_every_purchase_arrived_once.
