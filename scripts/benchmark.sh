@@ -6,6 +6,8 @@
 # seconds each process spent over it (the client, each service, the broker beam.smp, the
 # database mariadbd, purchase-api's idempotency store redis-server), and the report tables CPU
 # milliseconds per purchase by process.
+# After each run it also reads from the management API how many messages each shard queue of
+# both sharded exchanges received, and reports the balance (max/min) per exchange.
 # Everything (each run's JSON, the service logs, report.md and the PNG charts) lands in one
 # folder, runs/benchmark-<UTC time>/. Stops what it started, even on Ctrl-C or failure.
 #
@@ -35,6 +37,8 @@
 #                           started here and stopped afterwards), replicated topology mode;
 #                           local processes, or containers with CLUSTER_RUNTIME=containers
 #   --topology-mode MODE    with --cluster: replicated (default) or sharded
+#   --store-partitions N    store-service as N partitions, one process each, as in
+#                           scripts/run-local.sh (default 1)
 #   --warmup-per-hour N     after each start of the services, first a warm-up run at the
 #                           largest store count with N purchases/hour/store (default 90: 207,360
 #                           POSTs at 256 stores, and the GETs of any --get-ratio), pipeline-checked
@@ -89,6 +93,7 @@ while [[ $# -gt 0 ]]; do
     --down-for) down_for="$2"; shift 2 ;;
     --cluster) cluster=true; shift ;;
     --topology-mode) topology_mode="$2"; shift 2 ;;
+    --store-partitions) export STORE_PARTITIONS="$2"; shift 2 ;;
     --run-dir) run_dir="$2"; shift 2 ;;
     --warmup-per-hour) warmup_per_hour="$2"; shift 2 ;;
     --) shift; extra=("$@"); break ;;
@@ -208,6 +213,8 @@ run_once() {
   result="$RUN_DIR/$name.json"
   log "$([[ "$kind" == measured ]] && echo run || echo warm-up run): $stores stores, $per_hour purchases/hour/store, ${series}, $([[ "$rate" == 0 ]] && echo closed loop || echo "paced at $rate req/s")"
   [[ "$stub" == true ]] || save_pipeline_baseline "$RUN_DIR/$name.counts-before"
+  [[ "$stub" == true || "$kind" != measured ]] || save_shard_counts "$RUN_DIR/$name.shards-before" \
+    || die "could not read the shard queues' message counts from the management API"
   # shellcheck disable=SC2046 # watch_pid_options prints words
   "$JAVA" -jar "$(jar_of load-client)" run --base-url "http://127.0.0.1:$API_PORT" --max-stores "$stores" \
     --purchases-per-hour "$per_hour" --label "$series" --rate "$rate" --out "$result" --progress lines \
@@ -220,6 +227,11 @@ run_once() {
   echo "$name: load average after the run $(cut -d' ' -f1-3 /proc/loadavg)" >>"$RUN_DIR/environment.txt"
   [[ "$stub" == true ]] || check_every_purchase_arrived_once "$result" "$RUN_DIR/$name.counts-before"
   [[ "$kind" == measured ]] || return 0
+  if [[ "$stub" == false ]]; then
+    save_shard_counts "$RUN_DIR/$name.shards-after" || die "could not read the shard queues' message counts"
+    { echo "### $name"; echo; echo '```'; shard_balance "$RUN_DIR/$name.shards-before" "$RUN_DIR/$name.shards-after"; echo '```'
+      echo; } | tee "$RUN_DIR/$name.shards.md"
+  fi
   if [[ -n "$kill_api_after" ]]; then
     local final
     final="$(sed -n 's/^ *"failed" *: *\([0-9][0-9]*\).*/\1/p' "$result" | head -n 1)"
@@ -298,3 +310,9 @@ else
 fi
 
 "$JAVA" -jar "$(jar_of load-client)" report --out-dir "$RUN_DIR" "${results[@]}"
+if compgen -G "$RUN_DIR/*.shards.md" >/dev/null; then
+  { echo; echo "## Messages per shard queue"; echo
+    echo "Batch messages each shard queue of both sharded exchanges received during each run (the management"
+    echo "API's publish counts), and the balance over the shards, max/min."; echo
+    cat "$RUN_DIR"/*.shards.md; } >>"$RUN_DIR/report.md"
+fi

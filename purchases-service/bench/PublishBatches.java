@@ -16,7 +16,7 @@ import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * Publishes N purchases of 5 items as PurchaseBatch messages of B purchases, all of one store each
- * (a routing bucket), persistent, with confirms every 500 messages. Used by drain.sh.
+ * (so of one shard), persistent, with confirms every 500 messages. Used by drain.sh.
  * Usage: java -cp <contract classpath> PublishBatches.java <vhost> <purchases> <batch>
  */
 public class PublishBatches {

@@ -13,6 +13,11 @@ API_MANAGEMENT_PORT="${API_MANAGEMENT_PORT:-9080}"
 STORE_MANAGEMENT_PORT="${STORE_MANAGEMENT_PORT:-9081}"
 PURCHASES_MANAGEMENT_PORT="${PURCHASES_MANAGEMENT_PORT:-9082}"
 DYNAMODB_LOCAL_PORT="${DYNAMODB_LOCAL_PORT:-8000}"
+# store-service's partitions, one process each (README: "Store partitions"); purchase-api reads
+# the same variable. Partition p > 0 listens on STORE_PORT and STORE_MANAGEMENT_PORT plus
+# p x STORE_PARTITION_PORT_STEP.
+export STORE_PARTITIONS="${STORE_PARTITIONS:-1}"
+STORE_PARTITION_PORT_STEP="${STORE_PARTITION_PORT_STEP:-100}"
 # Services share two cores with the client on a laptop-sized machine; cap their heaps. The
 # whole heap from the start: G1 then gives the young generation room at once; in a benchmark
 # run purchase-api paused 37 times instead of 128 and spent ~9 % less CPU per purchase
@@ -193,32 +198,48 @@ start_platform() {
     [[ -f "$(jar_of "$module")" ]] || die "$(jar_of "$module") is missing; is $module merged and built?"
   done
   require_free_port "$API_PORT" purchase-api
-  require_free_port "$STORE_PORT" store-service
   require_free_port "$PURCHASES_PORT" purchases-service
   require_free_port "$API_MANAGEMENT_PORT" "purchase-api's management"
-  require_free_port "$STORE_MANAGEMENT_PORT" "store-service's management"
   require_free_port "$PURCHASES_MANAGEMENT_PORT" "purchases-service's management"
+  local partition
+  for ((partition = 0; partition < STORE_PARTITIONS; partition++)); do
+    require_free_port "$(store_port "$partition")" "$(store_name "$partition")"
+    require_free_port "$(store_management_port "$partition")" "$(store_name "$partition")'s management"
+  done
   if [[ "$profile" == dynamodb ]]; then
     start_dynamodb_local
   fi
   # Any start order works (each service declares the topology); readiness is checked per service.
-  start_store_service
-  local store_pid="${STARTED_PIDS[-1]}"
+  local store_pids=()
+  for ((partition = 0; partition < STORE_PARTITIONS; partition++)); do
+    start_store_service "$partition"
+    store_pids+=("${STARTED_PIDS[-1]}")
+  done
   start_purchases_service "$profile"
   local purchases_pid="${STARTED_PIDS[-1]}"
   start_purchase_api
   local api_pid="${STARTED_PIDS[-1]}"
-  wait_ready store-service "$STORE_MANAGEMENT_PORT" "$store_pid"
+  for ((partition = 0; partition < STORE_PARTITIONS; partition++)); do
+    wait_ready "$(store_name "$partition")" "$(store_management_port "$partition")" "${store_pids[$partition]}"
+  done
   wait_ready purchases-service "$PURCHASES_MANAGEMENT_PORT" "$purchases_pid"
   wait_ready purchase-api "$API_MANAGEMENT_PORT" "$api_pid"
 }
 
-# Starts store-service (also again after a fault test killed it); the caller waits for it.
-# The counts' write-ahead log and snapshots: in the run folder, so each run starts empty and a
-# restart finds what the killed process wrote.
+# Partition $1's process name (and log file name): store-service when there is one partition.
+store_name() { if ((STORE_PARTITIONS == 1)); then echo store-service; else echo "store-service-p$1"; fi; }
+store_port() { echo $((STORE_PORT + $1 * STORE_PARTITION_PORT_STEP)); }
+store_management_port() { echo $((STORE_MANAGEMENT_PORT + $1 * STORE_PARTITION_PORT_STEP)); }
+
+# Starts store-service partition $1 (default 0; also again after a fault test killed it); the
+# caller waits for it. The counts' write-ahead log and snapshots: in the run folder, a directory
+# per partition, so each run starts empty and a restart finds what the killed process wrote.
 start_store_service() {
-  SERVER_PORT="$STORE_PORT" MANAGEMENT_PORT="$STORE_MANAGEMENT_PORT" STORE_STATE_DIR="${STORE_STATE_DIR:-$RUN_DIR/store-state}" \
-    start_process store-service "$RUN_DIR/store-service.log" \
+  local partition="${1:-0}" state="${STORE_STATE_DIR:-$RUN_DIR/store-state}"
+  ((STORE_PARTITIONS == 1)) || state="$state-p$partition"
+  SERVER_PORT="$(store_port "$partition")" MANAGEMENT_PORT="$(store_management_port "$partition")" \
+    STORE_PARTITION="$partition" STORE_STATE_DIR="$state" \
+    start_process "$(store_name "$partition")" "$RUN_DIR/$(store_name "$partition").log" \
     "$JAVA" $SERVICE_JAVA_OPTS -jar "$(jar_of store-service)"
 }
 
@@ -259,9 +280,12 @@ start_stub() {
 # The load client's verify command (load-client/README.md) against the services started here:
 # the exactly-once rule is written once, there; these functions only call it.
 verify() {
+  local partition stores=()
+  for ((partition = 0; partition < STORE_PARTITIONS; partition++)); do
+    stores+=(--store-metrics-url "http://127.0.0.1:$(store_management_port "$partition")/actuator/prometheus")
+  done
   "$JAVA" -jar "$(jar_of load-client)" verify --purchases-url "http://127.0.0.1:$PURCHASES_PORT" \
-    --purchases-metrics-url "http://127.0.0.1:$PURCHASES_MANAGEMENT_PORT/actuator/prometheus" \
-    --store-metrics-url "http://127.0.0.1:$STORE_MANAGEMENT_PORT/actuator/prometheus" "$@"
+    --purchases-metrics-url "http://127.0.0.1:$PURCHASES_MANAGEMENT_PORT/actuator/prometheus" "${stores[@]}" "$@"
 }
 
 # $1 = file: the services' counts now (before a run), for check_every_purchase_arrived_once.
@@ -302,6 +326,57 @@ query_both_gets() {
   echo "  $top_stores"
   [[ "$store_items" == *itemID* ]] || { log "GET /items/store/1 did not answer with items"; return 1; }
   [[ "$top_stores" == *storeID* ]] || { log "GET /items/top10/$item did not answer with stores"; return 1; }
+}
+
+# The messages each shard queue of both sharded exchanges has received so far (the management
+# API's message_stats.publish; the plugin's "sharding: <exchange> - ..." queues or the replicated
+# "<exchange>.shard.N"), as "<count> <queue>" lines into $1. The API samples its statistics
+# every few seconds, so this reads until two readings 6 s apart agree (at most a minute).
+save_shard_counts() {
+  local url="${RABBITMQ_MANAGEMENT_URL:-http://localhost:15672}" vhost now last="" t
+  vhost="$(python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(sys.argv[1], safe=""))' "${RABBITMQ_VHOST:-/}")"
+  for ((t = 0; t < 10; t++)); do
+    now="$(curl -sf -u "${RABBITMQ_USERNAME:-guest}:${RABBITMQ_PASSWORD:-guest}" \
+      "$url/api/queues/$vhost?columns=name,message_stats.publish" | python3 -c '
+import json, sys
+for queue in json.load(sys.stdin):
+    name = queue["name"]
+    if any(name.startswith(("sharding: " + x + " - ", x + ".shard.")) for x in ("purchaseX", "storeX")):
+        print(queue.get("message_stats", {}).get("publish", 0), name)')" || return 1
+    [[ "$now" == "$last" ]] && break
+    last="$now"
+    sleep 6
+  done
+  printf '%s\n' "$now" | sort -k2 >"$1"
+}
+
+# $1 = counts before a run, $2 = after (save_shard_counts): the messages each shard queue received
+# in between, and per sharded exchange the smallest, the largest and max/min, the balance over the
+# shards. A shard queue that received nothing is named.
+shard_balance() {
+  python3 - "$1" "$2" <<'PYTHON'
+import sys
+def read(path):
+    counts = {}
+    for line in open(path):
+        count, name = line.rstrip("\n").split(" ", 1)
+        counts[name] = int(count)
+    return counts
+before, after = read(sys.argv[1]), read(sys.argv[2])
+for exchange in ("purchaseX", "storeX"):
+    got = {name: count - before.get(name, 0) for name, count in after.items()
+           if name.startswith(("sharding: " + exchange + " - ", exchange + ".shard."))}
+    if not got:
+        print(f"{exchange}: no shard queue found")
+        continue
+    low, high = min(got.values()), max(got.values())
+    ratio = f"{high / low:.2f}" if low else "inf"
+    idle = [name for name, count in got.items() if count == 0]
+    print(f"{exchange}: {len(got)} shard queues, messages per queue min {low}, max {high}, max/min {ratio}"
+          + (f"; NOTHING reached {len(idle)}: {', '.join(sorted(idle))}" if idle else "; every queue received messages"))
+    for name in sorted(got):
+        print(f"  {got[name]:>9}  {name}")
+PYTHON
 }
 
 # Where a run's CPU goes: load-client --watch-pid options for every process start_process started

@@ -111,6 +111,26 @@ Whether each service has a broker user of its own (rabbitmq.serviceUsers.enabled
 broker only): the Messaging Topology Operator creates the users, their permissions and the
 topology, and the services neither declare nor set policies.
 */}}
+{{/*
+The number of store partitions (storeService.partitions), checked against the storeX shard
+count, which must be a multiple of it (contract StorePartition): the replicated shards, or the
+shards per node times the chart's broker nodes (an external sharded broker is checked by the
+services themselves, which refuse to consume or route).
+*/}}
+{{- define "supermarket.storePartitions" -}}
+{{- $partitions := int .Values.storeService.partitions }}
+{{- $shards := 0 }}
+{{- if eq .Values.rabbitmq.topologyMode "replicated" }}
+{{- $shards = int .Values.rabbitmq.replicatedShards }}
+{{- else if .Values.rabbitmq.cluster.enabled }}
+{{- $shards = mul (int .Values.rabbitmq.shardsPerNode) (int .Values.rabbitmq.cluster.replicas) }}
+{{- end }}
+{{- if and (gt $shards 0) (ne (mod $shards $partitions) 0) }}
+{{- fail (printf "storeService.partitions (%d) must divide the storeX shard queues (%d): each partition consumes every %dth shard queue, and a shard queue's stores must belong to one partition" $partitions $shards $partitions) }}
+{{- end }}
+{{- $partitions }}
+{{- end }}
+
 {{- define "supermarket.serviceUsers" -}}
 {{- if and .Values.rabbitmq.cluster.enabled .Values.rabbitmq.serviceUsers.enabled }}true{{- end }}
 {{- end }}

@@ -2,13 +2,16 @@ package com.supermarket.contract;
 
 import java.net.URI;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import org.springframework.amqp.core.AmqpAdmin;
+import org.springframework.boot.context.properties.bind.ConstructorBinding;
 
 /**
  * The broker settings every service shares, under one prefix, {@value #PREFIX} (environment:
  * {@code RABBITMQ_MANAGEMENT_URL}, {@code BROKER_SHARDS_PER_NODE}, {@code BROKER_MANAGE_POLICIES},
  * {@code BROKER_DISCOVERY_INTERVAL}, {@code BROKER_RETRY_INTERVAL}, {@code BROKER_TOPOLOGY_MODE},
- * {@code BROKER_REPLICATED_SHARDS}, {@code BROKER_DECLARE}); the connection itself is Spring Boot's
+ * {@code BROKER_REPLICATED_SHARDS}, {@code BROKER_DECLARE}, {@code STORE_PARTITIONS}); the connection itself is Spring Boot's
  * {@code spring.rabbitmq.*} (a list of nodes in {@code spring.rabbitmq.addresses}). A service binds this record from its environment and
  * builds its {@link BrokerSetup} and {@link ShardConsumers} from it. Immutable.
  *
@@ -34,23 +37,49 @@ import org.springframework.amqp.core.AmqpAdmin;
  *                          what exists): it then only checks, passively, that the queues of the
  *                          topology exist, and stays not-ready until the deployment's set-up
  *                          step has made them
+ * @param storePartitions   how many partitions store-service's stores are split into
+ *                          ({@link StorePartition}); 1 when unset (0). purchase-api asks each
+ *                          partition on its own query queue, declared with the topology, and
+ *                          store-service's partitions split the {@code storeX} shard queues, so
+ *                          the shard count must be a multiple of it. Every service of a vhost
+ *                          must agree on it
  */
 public record BrokerSettings(URI managementUrl, int shardsPerNode, boolean managePolicies, Duration discoveryInterval,
-                             Duration retryInterval, TopologyMode topologyMode, int replicatedShards, Boolean declare) {
+                             Duration retryInterval, TopologyMode topologyMode, int replicatedShards, Boolean declare,
+                             int storePartitions) {
 
     /** The configuration prefix of these settings. */
     public static final String PREFIX = "platform.broker";
 
+    // The binder's constructor: the record has another, for the settings before store partitions.
+    @ConstructorBinding
     public BrokerSettings {
         if (managementUrl == null || shardsPerNode < 1 || retryInterval == null || !retryInterval.isPositive()
-                || replicatedShards < 0) {
+                || replicatedShards < 0 || storePartitions < 0) {
             throw new IllegalArgumentException(PREFIX + ".management-url, .shards-per-node (>= 1) and .retry-interval (> 0) "
-                    + "are required, .replicated-shards must not be negative: " + managementUrl + ", " + shardsPerNode
-                    + ", " + retryInterval + ", " + replicatedShards);
+                    + "are required, .replicated-shards and .store-partitions must not be negative: " + managementUrl + ", "
+                    + shardsPerNode + ", " + retryInterval + ", " + replicatedShards + ", " + storePartitions);
         }
         topologyMode = topologyMode == null ? TopologyMode.SHARDED : topologyMode;
         replicatedShards = replicatedShards == 0 ? BrokerTopology.DEFAULT_REPLICATED_SHARDS : replicatedShards;
         declare = declare == null || declare;
+        storePartitions = storePartitions == 0 ? 1 : storePartitions;
+    }
+
+    /** The settings of one store partition, as before partitions: {@code storePartitions} 1. */
+    public BrokerSettings(URI managementUrl, int shardsPerNode, boolean managePolicies, Duration discoveryInterval,
+                          Duration retryInterval, TopologyMode topologyMode, int replicatedShards, Boolean declare) {
+        this(managementUrl, shardsPerNode, managePolicies, discoveryInterval, retryInterval, topologyMode, replicatedShards,
+                declare, 1);
+    }
+
+    /** The query queue of every store partition, partition by partition. */
+    public List<String> storeQueryQueues() {
+        List<String> queues = new ArrayList<>(storePartitions);
+        for (int partition = 0; partition < storePartitions; partition++) {
+            queues.add(Topology.storeQueryQueue(partition, storePartitions));
+        }
+        return queues;
     }
 
     /** Whether this service declares the topology itself ({@code platform.broker.declare}). */

@@ -56,7 +56,7 @@ public final class BrokerTopology {
 
     /**
      * The exchanges, their bindings, the dead-letter exchange with its parking queue, the store
-     * RPC queue and, in {@code replicated} mode, the shard queues with their bindings; a new
+     * query queue of each store partition and, in {@code replicated} mode, the shard queues with their bindings; a new
      * object on each call.
      */
     public static Declarables declarables(BrokerSettings settings) {
@@ -74,7 +74,10 @@ public final class BrokerTopology {
         declarables.add(new Binding(Topology.PARKING_QUEUE, Binding.DestinationType.QUEUE, Topology.DEAD_LETTER_EXCHANGE, "", null));
         // Requests carry their own expiration: a stale request is dropped instead of being
         // answered to nobody. Durable only because RabbitMQ 4.3 refuses transient shared queues.
-        declarables.add(durableQueue(Topology.STORE_RPC_QUEUE, replicated, Map.of()));
+        // One query queue per store partition, its copies sharing it.
+        for (String queries : settings.storeQueryQueues()) {
+            declarables.add(durableQueue(queries, replicated, Map.of()));
+        }
         if (replicated) {
             for (String sharded : Topology.SHARDED_EXCHANGES) {
                 for (String shard : replicatedShards(sharded, settings.replicatedShards())) {

@@ -46,12 +46,13 @@ public record BrokerUsers(String name, String tags, String configure, String wri
             "^(" + quote(Topology.INGRESS_EXCHANGE) + "|amq\\.default)$", NOTHING);
 
     /**
-     * store-service: consumes the {@code storeX} shard queues and the RPC queue, replies through
+     * store-service: consumes the {@code storeX} shard queues and the query queue of every store
+     * partition ({@link Topology#storeQueryQueue}), replies through
      * the default exchange (direct reply-to), parks a poison purchase in the dead-letter exchange.
      */
     public static final BrokerUsers STORE_SERVICE = new BrokerUsers("store-service", MANAGEMENT_TAG, NOTHING,
             "^(" + quote(Topology.DEAD_LETTER_EXCHANGE) + "|amq\\.default)$",
-            "^(" + shardQueues(Topology.STORE_EXCHANGE) + "|" + quote(Topology.STORE_RPC_QUEUE) + ")$");
+            "^(" + shardQueues(Topology.STORE_EXCHANGE) + "|" + quote(Topology.STORE_RPC_QUEUE) + "(\\.p[0-9]+)?)$");
 
     /**
      * purchases-service: consumes the {@code purchaseX} shard queues and parks a poison purchase

@@ -19,7 +19,7 @@ import tools.jackson.databind.JsonNode;
  * {@code {"version":1,"purchases":[<purchase>, ...]}}, each element a {@link Purchase} in
  * {@link WireFormat}'s encoding. A message without a {@code type} is a single {@link Purchase}
  * (the format before batches), which {@link #decode} still reads, so consumers can be upgraded
- * before the producers. Every purchase of one message belongs to stores of one routing bucket
+ * before the producers. Every purchase of one message belongs to stores of one shard queue
  * ({@link Topology#routingKey}), so a store's purchases still reach one shard queue.
  *
  * <p>Immutable and thread-safe; the codec methods are static and stateless.

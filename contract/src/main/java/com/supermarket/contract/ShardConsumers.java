@@ -25,15 +25,18 @@ import org.springframework.amqp.rabbit.listener.api.ChannelAwareMessageListener;
 import org.springframework.context.SmartLifecycle;
 
 /**
- * Consumes every shard queue of one sharded exchange by its explicit name: the one way both
+ * Consumes the shard queues of one sharded exchange by their explicit names: the one way both
  * consuming services read their shards. A {@link DirectMessageListenerContainer} starts with no
  * queue; a discovery round (at start, then every {@code discoveryInterval}) prepares the broker
  * through the {@link BrokerSetup}, takes the shard queues from it (the fixed quorum queues in
- * {@code replicated} mode, those listed over the management API in {@code sharded}) and adds each
- * new one with {@code consumersPerShard} consumers ({@code addQueueNames} starts consumers for the
- * new queue only; the others keep consuming). Until the broker is prepared and a shard queue
- * exists, rounds repeat every {@code retryInterval}, each failure logged, and
- * {@link #isConsuming()} stays false (readiness DOWN).
+ * {@code replicated} mode, those listed over the management API in {@code sharded}), keeps those
+ * its {@link Selection} chooses (all of them, or a store partition's) and adds each new one with
+ * {@code consumersPerShard} consumers ({@code addQueueNames} starts consumers for the new queue
+ * only; the others keep consuming); a queue consumed before that the selection no longer chooses
+ * (the shard count changed) is given up. Until the broker is prepared and a shard queue exists,
+ * rounds repeat every {@code retryInterval}, each failure logged, and {@link #isConsuming()}
+ * stays false (readiness DOWN); so does a selection that cannot choose (its reason is the
+ * problem).
  *
  * <p>Why explicit names: consumers on the exchange-named pseudo-queue are placed on one shard
  * each by the plugin at consume time, which can pile them onto one shard and leave others
@@ -63,6 +66,7 @@ public final class ShardConsumers implements SmartLifecycle {
     private final String exchange;
     private final BrokerSetup setup;
     private final Settings settings;
+    private final Selection selection;
     private final TrackingContainer container;
     private final Set<String> shards = ConcurrentHashMap.newKeySet();
     private volatile String problem = "not started";
@@ -100,6 +104,29 @@ public final class ShardConsumers implements SmartLifecycle {
     }
 
     /**
+     * Which of an exchange's shard queues an instance consumes, from all of those that exist now.
+     */
+    @FunctionalInterface
+    public interface Selection {
+
+        /** Every shard queue. */
+        Selection ALL = shardQueues -> shardQueues;
+
+        /**
+         * @param shardQueues every shard queue of the exchange found now, sorted by name
+         * @return those to consume
+         * @throws IllegalStateException when none can be chosen; its message says why
+         */
+        List<String> select(List<String> shardQueues);
+    }
+
+    /** Consumes every shard queue of {@code exchange}; see the other constructor. */
+    public ShardConsumers(String exchange, ConnectionFactory connectionFactory, BrokerSetup setup, Settings settings,
+                          ChannelAwareMessageListener listener) {
+        this(exchange, connectionFactory, setup, settings, Selection.ALL, listener);
+    }
+
+    /**
      * @param exchange          the sharded exchange whose shard queues to consume
      * @param connectionFactory the service's connection factory; nothing may publish on its
      *                          connection (an alarm blocks a connection that publishes, acks
@@ -107,14 +134,16 @@ public final class ShardConsumers implements SmartLifecycle {
      * @param setup             prepares the broker before the first discovery; its management
      *                          client lists the shard queues
      * @param settings          consumers, prefetch, intervals
+     * @param selection         which of the shard queues to consume
      * @param listener          handles each delivery and acknowledges it itself (manual ack), on
      *                          the channel it is given ({@link #onDeliveringChannel})
      */
     public ShardConsumers(String exchange, ConnectionFactory connectionFactory, BrokerSetup setup, Settings settings,
-                          ChannelAwareMessageListener listener) {
+                          Selection selection, ChannelAwareMessageListener listener) {
         this.exchange = exchange;
         this.setup = setup;
         this.settings = settings;
+        this.selection = selection;
         this.container = new TrackingContainer(connectionFactory);
         container.setConsumersPerQueue(settings.consumersPerShard());
         container.setPrefetchCount(settings.prefetch());
@@ -139,12 +168,25 @@ public final class ShardConsumers implements SmartLifecycle {
                 return;
             }
             List<String> found = setup.shardQueues(exchange);
+            List<String> chosen;
+            try {
+                chosen = selection.select(found);
+            } catch (IllegalStateException e) {
+                problem = e.getMessage();
+                log.error("Not consuming the shard queues of {} now: {}; looking again in {}", exchange, problem, next);
+                return;
+            }
             for (String shard : found) {
+                if (!chosen.contains(shard) && shards.remove(shard)) {
+                    release(shard);
+                }
+            }
+            for (String shard : chosen) {
                 if (shards.add(shard)) {
                     consume(shard);
                 }
             }
-            if (found.isEmpty()) {
+            if (chosen.isEmpty()) {
                 problem = "no shard queue of " + exchange + " in vhost '" + setup.vhost()
                         + "' yet: is the sharding policy applied (platform.broker.manage-policies, or the deployment's policies)?";
                 log.warn("{}; looking again in {}", problem, next);
@@ -175,6 +217,13 @@ public final class ShardConsumers implements SmartLifecycle {
             log.warn("Shard queue '{}' found but its consumer did not start yet (the container retries): {}", shard,
                     e.toString());
         }
+    }
+
+    /** Stops consuming a shard queue another instance now consumes; its unacknowledged messages return to it. */
+    private void release(String shard) {
+        container.removeQueueNames(shard);
+        log.warn("No longer consuming shard queue '{}': it is not among this instance's shard queues any more "
+                + "(the shard count changed)", shard);
     }
 
     private synchronized void schedule(Duration delay) {

@@ -1,5 +1,7 @@
 package com.supermarket.contract;
 
+import java.util.List;
+
 /**
  * The names of every broker object the platform uses: the one source of truth for the
  * services, the tests and the deployment files (whose validation compares against these).
@@ -35,6 +37,16 @@ public final class Topology {
      */
     public static final String STORE_RPC_QUEUE = "store.queries";
 
+    /**
+     * The query queue of store partition {@code partition} of {@code partitions}
+     * ({@link StorePartition}): {@link #STORE_RPC_QUEUE} itself when there is one partition, so a
+     * single partition keeps the name it always had; {@code store.queries.p<partition>} otherwise.
+     * Copies of a partition share its queue.
+     */
+    public static String storeQueryQueue(int partition, int partitions) {
+        return partitions == 1 ? STORE_RPC_QUEUE : STORE_RPC_QUEUE + ".p" + partition;
+    }
+
     /** The exchange type of the sharding plugin. */
     public static final String SHARDING_EXCHANGE_TYPE = "x-modulus-hash";
 
@@ -69,27 +81,23 @@ public final class Topology {
     }
 
     /**
-     * The routing key of a message holding purchases of {@code storeId} when purchases are
-     * batched over {@code buckets} routing buckets: every store of a bucket shares the key, so
-     * {@value #SHARDING_EXCHANGE_TYPE} still sends all of one store's purchases to one shard
-     * queue. Producers must agree on {@code buckets}; a change moves stores between shards, which
-     * the consumers tolerate (they deduplicate per purchase id, not per queue).
-     *
-     * <p>The key is {@code "b"} and the bucket's number: the exchange picks the queue by Erlang's
-     * {@code phash2([key]) rem queues}, which puts the plain numbers {@code "0"} and {@code "1"}
-     * on the same queue of 2, 3, 4 or 12 shard queues, while {@code "b0"} and {@code "b1"} land on
-     * two different queues of 2, 3, 4, 6, 8 and 12, so that the default two buckets use two
-     * shards (BrokerTopologyIT checks it on the broker).
+     * The routing key of a message holding purchases of {@code storeId} when {@code shards} shard
+     * queues are bound to each sharded exchange: the key that {@value #SHARDING_EXCHANGE_TYPE}
+     * sends to shard queue number {@code storeId mod shards} ({@link ModulusHashKeys}). So every
+     * shard queue receives the stores of one residue, and a message holds stores of one shard
+     * only; each store stays on one shard queue while the count stands. Producers must agree on
+     * {@code shards} (purchase-api takes it from the broker); a change moves stores between
+     * shards, which the consumers tolerate (they deduplicate per purchase id, not per queue).
+     * Beyond {@link ModulusHashKeys#MAX_QUEUES} shards, the stores spread over the shard queues
+     * the table reaches.
      */
-    public static String routingKey(int storeId, int buckets) {
-        if (buckets < 1) {
-            throw new IllegalArgumentException("buckets must be at least 1: " + buckets);
-        }
-        return "b" + Math.floorMod(storeId, buckets);
+    public static String routingKey(int storeId, int shards) {
+        List<String> keys = ModulusHashKeys.forQueues(shards);
+        return keys.get(Math.floorMod(storeId, keys.size()));
     }
 
     /** The sharded exchanges, each consumed by one service. */
-    public static final java.util.List<String> SHARDED_EXCHANGES = java.util.List.of(PURCHASE_EXCHANGE, STORE_EXCHANGE);
+    public static final List<String> SHARDED_EXCHANGES = List.of(PURCHASE_EXCHANGE, STORE_EXCHANGE);
 
     private Topology() {
     }

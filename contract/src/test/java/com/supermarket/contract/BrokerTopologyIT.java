@@ -9,11 +9,15 @@ import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.GetResponse;
 import com.supermarket.contract.testing.TestBroker;
 import java.time.Duration;
+import java.util.List;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 class BrokerTopologyIT {
 
@@ -59,24 +63,42 @@ class BrokerTopologyIT {
         }
     }
 
-    @ParameterizedTest(name = "{0} shard queues")
-    @ValueSource(ints = {2, 3, 4, 6, 8, 12})
-    void twoRoutingBucketsLandOnTwoShardQueues(int shards) throws Exception {
-        broker.applyTopology(shards);
+    /**
+     * The routing keys purchase-api publishes with: for N shard queues, the key of each shard
+     * ({@link Topology#routingKey} of the store ids 0..N-1) lands on a shard queue of its own,
+     * behind both sharded exchanges, whether the sharding plugin made the queues or the platform
+     * declared and bound them.
+     */
+    @ParameterizedTest(name = "{0} shard queues, {1}")
+    @MethodSource("shardCountsAndModes")
+    void eachShardsRoutingKeyLandsOnAShardQueueOfItsOwn(int shards, BrokerSettings.TopologyMode mode) throws Exception {
+        if (mode == BrokerSettings.TopologyMode.REPLICATED) {
+            broker.applyReplicatedTopology(shards);
+        } else {
+            broker.applyTopology(shards);
+        }
         try (Connection connection = broker.newConnection(); Channel channel = connection.createChannel()) {
             channel.confirmSelect();
-            for (int store = 0; store < 2; store++) {
-                channel.basicPublish(Topology.INGRESS_EXCHANGE, Topology.routingKey(store, 2), true,
-                        new AMQP.BasicProperties.Builder().deliveryMode(2).build(), new byte[] {1});
+            for (int shard = 0; shard < shards; shard++) {
+                channel.basicPublish(Topology.INGRESS_EXCHANGE, Topology.routingKey(shard, shards), true,
+                        new AMQP.BasicProperties.Builder().deliveryMode(2).build(), new byte[] {(byte) shard});
             }
             channel.waitForConfirmsOrDie(10_000);
         }
 
         for (String exchange : Topology.SHARDED_EXCHANGES) {
-            assertThat(broker.shardQueues(exchange)).as("shards of %s", exchange).hasSize(shards);
-            assertThat(broker.shardQueues(exchange).stream().filter(queue -> broker.messageCount(queue) == 1))
-                    .as("shards of %s holding one bucket's message", exchange).hasSize(2);
+            List<String> queues = mode == BrokerSettings.TopologyMode.REPLICATED
+                    ? BrokerTopology.replicatedShards(exchange, shards) : broker.shardQueues(exchange);
+            assertThat(queues).as("shard queues of %s", exchange).hasSize(shards);
+            assertThat(queues).as("messages in each shard queue of %s", exchange)
+                    .allSatisfy(queue -> assertThat(broker.messageCount(queue)).as(queue).isEqualTo(1));
         }
+    }
+
+    static Stream<Arguments> shardCountsAndModes() {
+        return IntStream.rangeClosed(1, 8).boxed().flatMap(shards -> Stream.of(
+                Arguments.of(shards, BrokerSettings.TopologyMode.SHARDED),
+                Arguments.of(shards, BrokerSettings.TopologyMode.REPLICATED)));
     }
 
     @Test

@@ -77,11 +77,4 @@ class PurchaseBatchTest {
         assertThatThrownBy(() -> PurchaseBatch.decode("purchase-batch/9", utf8("{}")))
                 .isInstanceOf(MalformedMessageException.class).hasMessageContaining("unknown message type");
     }
-
-    @Test
-    void aStoreAlwaysMapsToOneRoutingBucket() {
-        assertThat(Topology.routingKey(7, 64)).isEqualTo(Topology.routingKey(7 + 64, 64)).isEqualTo("b7");
-        assertThat(Topology.routingKey(64, 64)).isEqualTo("b0");
-        assertThatThrownBy(() -> Topology.routingKey(1, 0)).isInstanceOf(IllegalArgumentException.class);
-    }
 }

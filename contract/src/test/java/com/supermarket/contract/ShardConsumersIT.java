@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -133,6 +134,42 @@ class ShardConsumersIT {
         });
         assertThat(attempts).containsEntry("fails-once", 2).containsEntry("fails-always", 2);
         assertThat(broker.messageCountBehind(Topology.STORE_EXCHANGE)).as("left in the shard queue").isZero();
+    }
+
+    /**
+     * A selection (a store partition's shard queues): nothing is consumed while it cannot choose,
+     * with its reason as the problem; then only the chosen queues; and a queue it stops choosing
+     * (the shard count changed) is given up.
+     */
+    @Test
+    void consumesOnlyTheQueuesItsSelectionChoosesAndGivesUpThoseItNoLongerChooses() {
+        consumers.stop();
+        AtomicReference<ShardConsumers.Selection> selection = new AtomicReference<>(queues -> {
+            throw new IllegalStateException("2 storeX shard queue(s) cannot be split over 3 store partitions");
+        });
+        BrokerSettings settings = broker.settings(2, Duration.ofMillis(300));
+        consumers = new ShardConsumers(Topology.STORE_EXCHANGE, connections,
+                new BrokerSetup(new RabbitAdmin(connections), broker.management(), broker.vhost(), settings),
+                settings.consumers(1, 10), queues -> selection.get().select(queues), (message, channel) -> { });
+        consumers.start();
+
+        await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(10)).until(() -> !consumers.isConsuming());
+        assertThat(consumers.details().get("problem")).asString().contains("cannot be split over 3 store partitions");
+
+        List<String> shards = broker.shardQueues(Topology.STORE_EXCHANGE);
+        selection.set(queues -> List.of(queues.getFirst()));
+        await().atMost(Duration.ofSeconds(10)).until(consumers::isConsuming);
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+            assertThat(consumerCount(shards.get(0))).isEqualTo(1);
+            assertThat(consumerCount(shards.get(1))).isZero();
+        });
+
+        selection.set(queues -> List.of(queues.getLast()));
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+            assertThat(consumerCount(shards.get(0))).as("given up").isZero();
+            assertThat(consumerCount(shards.get(1))).isEqualTo(1);
+        });
+        assertThat(consumers.isConsuming()).isTrue();
     }
 
     private long consumerCount(String queue) {

@@ -23,6 +23,7 @@ import java.util.TreeSet;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.springframework.amqp.core.Binding;
@@ -75,13 +76,13 @@ class BrokerUsersChartTest {
         }
     }
 
-    @ParameterizedTest
-    @EnumSource(BrokerSettings.TopologyMode.class)
-    void theOperatorDeclaresTheTopologyTheServicesWouldHave(BrokerSettings.TopologyMode mode) {
+    @ParameterizedTest(name = "{0}, {1} store partition(s)")
+    @CsvSource({"SHARDED, 1", "REPLICATED, 1", "SHARDED, 2", "REPLICATED, 4"})
+    void theOperatorDeclaresTheTopologyTheServicesWouldHave(BrokerSettings.TopologyMode mode, int partitions) {
         List<HasMetadata> objects = HelmChart.objects(HelmChart.template(null,
-                Map.of("rabbitmq.topologyMode", mode.name().toLowerCase())));
+                Map.of("rabbitmq.topologyMode", mode.name().toLowerCase(), "storeService.partitions", Integer.toString(partitions))));
         BrokerSettings settings = new BrokerSettings(URI.create("http://127.0.0.1:1"), 4, true, null, Duration.ofSeconds(1),
-                mode, 8, null);
+                mode, 8, null, partitions);
 
         Set<String> expected = new TreeSet<>();
         for (Declarable declarable : BrokerTopology.declarables(settings).getDeclarables()) {

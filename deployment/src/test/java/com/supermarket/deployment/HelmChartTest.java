@@ -349,7 +349,27 @@ class HelmChartTest {
         assertThatThrownBy(() -> HelmChart.template(null, Map.of("purchaseApi.replicaCont", "3")))
                 .hasMessageContaining("replicaCont");
         assertThatThrownBy(() -> HelmChart.template(null, Map.of("storeService.replicaCount", "2")))
-                .as("store-service keeps its counts in memory: one instance").hasMessageContaining("replicaCount");
+                .as("store-service scales by partitions, not replicas").hasMessageContaining("replicaCount");
+    }
+
+    @Test
+    void runsOneStoreServicePodPerPartitionAndTellsEveryServiceThePartitionCount() {
+        List<HasMetadata> objects = HelmChart.objects(HelmChart.template(null, Map.of("storeService.partitions", "4")));
+
+        assertThat(storeService(objects).getSpec().getReplicas()).isEqualTo(4);
+        assertThat(ofKind(objects, ConfigMap.class).getFirst().getData()).containsEntry("STORE_PARTITIONS", "4");
+        // Each pod is the partition of its ordinal: no STORE_PARTITION is set, the service takes it from its host name.
+        assertThat(container(objects, "store-service").getEnv()).extracting(EnvVar::getName).doesNotContain("STORE_PARTITION");
+    }
+
+    @Test
+    void refusesStorePartitionsThatDoNotDivideTheShardQueues() {
+        assertThatThrownBy(() -> HelmChart.template(null, Map.of("storeService.partitions", "3",
+                "rabbitmq.topologyMode", "replicated", "rabbitmq.replicatedShards", "8")))
+                .hasMessageContaining("storeService.partitions (3) must divide the storeX shard queues (8)");
+        assertThatThrownBy(() -> HelmChart.template(null, Map.of("storeService.partitions", "5",
+                "rabbitmq.topologyMode", "sharded")))
+                .as("4 shards per node on 3 nodes").hasMessageContaining("(12)");
     }
 
     @Test

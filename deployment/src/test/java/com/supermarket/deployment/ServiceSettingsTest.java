@@ -143,15 +143,16 @@ class ServiceSettingsTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("renders")
-    void storeServiceRunsAsExactlyOneInstanceAndIsNeverAutoscaled(String name, Path valuesFile,
+    void storeServiceRunsOnePodPerPartitionAndIsNeverAutoscaled(String name, Path valuesFile,
             Map<String, Object> sets) {
         List<HasMetadata> objects = HelmChart.objects(HelmChart.template(valuesFile, sets));
-        // A StatefulSet of one replica deletes the old pod before it creates the new one, so an old
-        // and a new pod never consume side by side.
+        // A StatefulSet deletes a pod before it creates its replacement, so an old and a new pod
+        // of one partition never consume side by side.
         StatefulSet store = HelmChartTest.storeService(objects);
+        Map<String, String> shared = HelmChartTest.ofKind(objects, ConfigMap.class).getFirst().getData();
 
-        assertThat(store.getSpec().getReplicas()).as("two replicas would each count part of the purchases")
-                .isEqualTo(1);
+        assertThat(store.getSpec().getReplicas()).as("one pod per store partition, no more: two would split a partition's shards")
+                .isEqualTo(Integer.parseInt(shared.get("STORE_PARTITIONS")));
         assertThat(HelmChartTest.ofKind(objects, HorizontalPodAutoscaler.class))
                 .extracting(h -> h.getSpec().getScaleTargetRef().getName())
                 .doesNotContain(store.getMetadata().getName());

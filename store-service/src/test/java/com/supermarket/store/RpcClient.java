@@ -26,6 +26,7 @@ final class RpcClient implements AutoCloseable {
     private static final String DIRECT_REPLY_TO = "amq.rabbitmq.reply-to";
 
     private final Channel channel;
+    private final String queue;
     private final Map<String, BlockingQueue<Reply>> pending = new ConcurrentHashMap<>();
 
     /** A raw reply, with the properties a test may want to check. */
@@ -36,6 +37,12 @@ final class RpcClient implements AutoCloseable {
     }
 
     RpcClient(Connection connection) throws IOException {
+        this(connection, Topology.STORE_RPC_QUEUE);
+    }
+
+    /** @param queue the query queue to ask (a store partition's) */
+    RpcClient(Connection connection, String queue) throws IOException {
+        this.queue = queue;
         channel = connection.createChannel();
         channel.basicConsume(DIRECT_REPLY_TO, true, (tag, delivery) -> {
             BlockingQueue<Reply> waiting = pending.get(delivery.getProperties().getCorrelationId());
@@ -65,7 +72,7 @@ final class RpcClient implements AutoCloseable {
         BlockingQueue<Reply> reply = new ArrayBlockingQueue<>(1);
         pending.put(correlationId, reply);
         try {
-            channel.basicPublish("", Topology.STORE_RPC_QUEUE, new AMQP.BasicProperties.Builder()
+            channel.basicPublish("", queue, new AMQP.BasicProperties.Builder()
                     .contentType(WireFormat.CONTENT_TYPE).type(type).correlationId(correlationId).replyTo(DIRECT_REPLY_TO)
                     .expiration("10000").build(), body);
             Reply answer = reply.poll(10, TimeUnit.SECONDS);

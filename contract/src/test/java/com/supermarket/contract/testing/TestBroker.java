@@ -192,19 +192,32 @@ public final class TestBroker implements AutoCloseable {
      * shard queues of both sharded exchanges.
      */
     public void applyTopology(int shardsPerNode) {
+        prepare(settings(shardsPerNode, Duration.ofSeconds(1)));
+        for (String exchange : Topology.SHARDED_EXCHANGES) {
+            await("shard queues of " + exchange).atMost(Duration.ofSeconds(30))
+                    .until(() -> shardQueues(exchange).size() >= shardsPerNode);
+        }
+    }
+
+    /**
+     * Declares the platform topology in this vhost in the {@code replicated} mode: {@code shards}
+     * quorum queues per sharded exchange ({@link BrokerTopology#replicatedShards}).
+     */
+    public void applyReplicatedTopology(int shards) {
+        Duration interval = Duration.ofSeconds(1);
+        prepare(new BrokerSettings(managementUri, 1, true, interval, interval, BrokerSettings.TopologyMode.REPLICATED,
+                shards, null));
+    }
+
+    private void prepare(BrokerSettings settings) {
         CachingConnectionFactory connections = new CachingConnectionFactory(connectionFactory());
         try {
-            BrokerSetup setup = new BrokerSetup(new RabbitAdmin(connections), management, vhost,
-                    settings(shardsPerNode, Duration.ofSeconds(1)));
+            BrokerSetup setup = new BrokerSetup(new RabbitAdmin(connections), management, vhost, settings);
             if (!setup.ensure()) {
                 throw new IllegalStateException(setup.problem());
             }
         } finally {
             connections.destroy();
-        }
-        for (String exchange : Topology.SHARDED_EXCHANGES) {
-            await("shard queues of " + exchange).atMost(Duration.ofSeconds(30))
-                    .until(() -> shardQueues(exchange).size() >= shardsPerNode);
         }
     }
 

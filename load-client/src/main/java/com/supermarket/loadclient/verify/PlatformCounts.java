@@ -6,6 +6,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.List;
 import java.util.OptionalLong;
 
 import tools.jackson.databind.JsonNode;
@@ -28,18 +29,18 @@ final class PlatformCounts {
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final URI storedCount;
     private final URI purchasesMetrics;
-    private final URI storeMetrics;
+    private final List<URI> storeMetrics;
 
     /**
      * @param purchasesUrl     purchases-service's base URL (its {@code /purchases/count})
      * @param purchasesMetrics purchases-service's Prometheus scrape URL
-     * @param storeMetrics     store-service's Prometheus scrape URL
+     * @param storeMetrics     the Prometheus scrape URL of each store-service partition
      */
-    PlatformCounts(URI purchasesUrl, URI purchasesMetrics, URI storeMetrics) {
+    PlatformCounts(URI purchasesUrl, URI purchasesMetrics, List<URI> storeMetrics) {
         String base = purchasesUrl.toString();
         this.storedCount = URI.create((base.endsWith("/") ? base : base + "/") + "purchases/count");
         this.purchasesMetrics = purchasesMetrics;
-        this.storeMetrics = storeMetrics;
+        this.storeMetrics = List.copyOf(storeMetrics);
     }
 
     /** Purchases in purchases-service's database. */
@@ -53,10 +54,22 @@ final class PlatformCounts {
                 .orElse(OptionalLong.empty());
     }
 
-    /** Distinct purchases in store-service's counts. */
+    /**
+     * Distinct purchases in store-service's counts, over every partition (each counts its own
+     * stores only, so a purchase counted by two would show as one too many); empty if a partition
+     * cannot be read.
+     */
     OptionalLong counted() {
-        return get(storeMetrics, METRICS_TIMEOUT).map(text -> sum(text, "store_purchases_counted"))
-                .orElse(OptionalLong.empty());
+        long total = 0;
+        for (URI partition : storeMetrics) {
+            OptionalLong counted = get(partition, METRICS_TIMEOUT).map(text -> sum(text, "store_purchases_counted"))
+                    .orElse(OptionalLong.empty());
+            if (counted.isEmpty()) {
+                return counted;
+            }
+            total += counted.getAsLong();
+        }
+        return OptionalLong.of(total);
     }
 
     /** The {@code count} of {@code {"count": N}}, empty if the body is not that. */

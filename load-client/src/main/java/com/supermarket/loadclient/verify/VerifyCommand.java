@@ -68,8 +68,9 @@ public final class VerifyCommand implements Callable<Integer> {
     @Option(names = "--purchases-metrics-url", description = "purchases-service's Prometheus scrape (purchases_stored_total).")
     private URI purchasesMetricsUrl = URI.create("http://127.0.0.1:9082/actuator/prometheus");
 
-    @Option(names = "--store-metrics-url", description = "store-service's Prometheus scrape (store_purchases_counted).")
-    private URI storeMetricsUrl = URI.create("http://127.0.0.1:9081/actuator/prometheus");
+    @Option(names = "--store-metrics-url", defaultValue = "http://127.0.0.1:9081/actuator/prometheus",
+            description = "store-service's Prometheus scrape (store_purchases_counted); once per store partition, summed.")
+    private List<URI> storeMetricsUrls;
 
     @Option(names = "--save-baseline", paramLabel = "FILE", description = "Only write the services' counts now to FILE (before a run) and exit.")
     private Path saveBaseline;
@@ -88,7 +89,7 @@ public final class VerifyCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        PlatformCounts counts = new PlatformCounts(purchasesUrl, purchasesMetricsUrl, storeMetricsUrl);
+        PlatformCounts counts = new PlatformCounts(purchasesUrl, purchasesMetricsUrl, storeMetricsUrls);
         PrintStream err = System.err;
         if (saveBaseline != null) {
             require(results.isEmpty(), "--save-baseline takes no result files");
@@ -177,7 +178,7 @@ public final class VerifyCommand implements Callable<Integer> {
             missing.add("purchases-service's count (" + purchasesUrl + "/purchases/count)");
         }
         if (counted.isEmpty()) {
-            missing.add("store-service's store_purchases_counted (" + storeMetricsUrl + ")");
+            missing.add("store-service's store_purchases_counted (" + storeMetricsUrls + ")");
         }
         return "could not read " + String.join(" nor ", missing);
     }

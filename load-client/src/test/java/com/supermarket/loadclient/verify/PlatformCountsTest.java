@@ -2,6 +2,11 @@ package com.supermarket.loadclient.verify;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.sun.net.httpserver.HttpServer;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.OptionalLong;
 
 import org.junit.jupiter.api.Test;
@@ -29,5 +34,31 @@ class PlatformCountsTest {
         assertThat(PlatformCounts.count("{\"count\":42}")).isEqualTo(OptionalLong.of(42));
         assertThat(PlatformCounts.count("{\"message\":\"the purchase store is unavailable\"}")).isEmpty();
         assertThat(PlatformCounts.count("<html>")).isEmpty();
+    }
+
+    @Test
+    void countsOverEveryStorePartitionOrNotAtAllWhenOneCannotBeRead() throws Exception {
+        HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 4);
+        for (String partition : List.of("p0", "p1")) {
+            server.createContext("/" + partition, exchange -> {
+                byte[] body = ("store_purchases_counted " + (partition.equals("p0") ? 40 : 2) + ".0\n")
+                        .getBytes(StandardCharsets.UTF_8);
+                exchange.sendResponseHeaders(200, body.length);
+                exchange.getResponseBody().write(body);
+                exchange.close();
+            });
+        }
+        server.start();
+        try {
+            String base = "http://127.0.0.1:" + server.getAddress().getPort();
+            URI purchases = URI.create(base);
+
+            assertThat(new PlatformCounts(purchases, purchases, List.of(URI.create(base + "/p0"), URI.create(base + "/p1")))
+                    .counted()).isEqualTo(OptionalLong.of(42));
+            assertThat(new PlatformCounts(purchases, purchases, List.of(URI.create(base + "/p0"), URI.create("http://127.0.0.1:1/")))
+                    .counted()).isEmpty();
+        } finally {
+            server.stop(0);
+        }
     }
 }

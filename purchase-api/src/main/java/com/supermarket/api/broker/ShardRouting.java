@@ -3,6 +3,8 @@ package com.supermarket.api.broker;
 import com.supermarket.contract.BrokerSettings;
 import com.supermarket.contract.BrokerTopology;
 import com.supermarket.contract.ManagementClient;
+import com.supermarket.contract.ModulusHashKeys;
+import com.supermarket.contract.StorePartition;
 import com.supermarket.contract.Topology;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,20 +20,39 @@ import org.springframework.context.SmartLifecycle;
 import org.springframework.stereotype.Component;
 
 /**
- * Whether a purchase published now reaches both sharded exchanges' queues. The ingress is a
- * fanout to {@code purchaseX} and {@code storeX}: a message that reaches a queue behind only one
- * of them is still routed, so the broker neither returns it (mandatory) nor nacks it, and the
- * API would answer {@code 201} for a purchase one consumer never sees. AMQP cannot tell a
- * publisher where its message went, so this lists each sharded exchange's shard queues over the
- * management API every {@code platform.broker.retry-interval} and keeps why publishing is
- * unsafe; the publisher refuses with {@code 503} meanwhile and readiness (the {@code routing}
- * check) is DOWN. What it cannot see: a shard queue deleted between two checks (an operator
- * action; the sharding plugin re-creates its queues itself). While the management API cannot
- * be reached the last verdict stands, so its outage does not stop purchases. In the
- * {@code replicated} topology mode there is nothing to list: the platform declares its quorum
- * shard queues and their bindings itself, so both exchanges always route.
+ * Where a purchase is published: the routing key of its store's shard, and whether a purchase
+ * published now reaches both sharded exchanges' queues at all.
  *
- * <p>Thread-safe: one scheduler thread writes a volatile reason that request threads read.
+ * <p><b>Routing keys.</b> Each store belongs to shard {@code storeId mod N} of the N shard queues
+ * behind each sharded exchange, and {@link #routingKey} gives the key that
+ * {@code x-modulus-hash} sends to that shard ({@link Topology#routingKey}), so every shard queue
+ * receives stores and a store stays on one shard. N is the declared quorum shards in the
+ * {@code replicated} topology mode, and in the {@code sharded} mode the shard queues listed (the
+ * smaller count of the two exchanges, which differ only while the plugin adds a node's queues),
+ * re-learned at every check. When N changes, stores move to other shards for the batches cut
+ * from then on (a batch holds one key, chosen when its purchases were submitted, so it still
+ * lands on one shard); the consumers deduplicate per purchase id across shards, so a purchase
+ * retried across the change is still counted once.
+ *
+ * <p><b>Routability.</b> The ingress is a fanout to {@code purchaseX} and {@code storeX}: a
+ * message that reaches a queue behind only one of them is still routed, so the broker neither
+ * returns it (mandatory) nor nacks it, and the API would answer {@code 201} for a purchase one
+ * consumer never sees. AMQP cannot tell a publisher where its message went, so this lists each
+ * sharded exchange's shard queues over the management API every
+ * {@code platform.broker.retry-interval} and keeps why publishing is unsafe; the publisher
+ * refuses with {@code 503} meanwhile and readiness (the {@code routing} check) is DOWN. What it
+ * cannot see: a shard queue deleted between two checks (an operator action; the sharding plugin
+ * re-creates its queues itself). While the management API cannot be reached the last verdict
+ * and keys stand, so its outage does not stop purchases. In the {@code replicated} topology mode
+ * there is nothing to list: the platform declares its quorum shard queues and their bindings
+ * itself, so both exchanges always route.
+ *
+ * <p><b>Store partitions.</b> store-service's partitions each consume the shard queues of their
+ * stores ({@link StorePartition}), which needs the shard count to be a multiple of
+ * {@code STORE_PARTITIONS}; when it is not, purchases are refused the same way, with that reason,
+ * since a shard queue's stores would belong to several partitions.
+ *
+ * <p>Thread-safe: one scheduler thread writes a volatile immutable state that request threads read.
  */
 @Component("routing")
 public class ShardRouting implements HealthIndicator, SmartLifecycle {
@@ -42,58 +63,98 @@ public class ShardRouting implements HealthIndicator, SmartLifecycle {
     private final String vhost;
     private final long intervalMillis;
     private final boolean replicated;
-    private volatile String problem = "the shard queues have not been listed yet";
+    private final int replicatedShards;
+    private final int storePartitions;
+    private volatile Routes routes = new Routes("the shard queues have not been listed yet", 0, List.of());
     private ScheduledExecutorService checking;
 
     ShardRouting(RabbitProperties rabbit, BrokerSettings settings) {
         this.replicated = settings.topologyMode() == BrokerSettings.TopologyMode.REPLICATED;
+        this.replicatedShards = settings.replicatedShards();
+        this.storePartitions = settings.storePartitions();
         String vhost = rabbit.determineVirtualHost();
         this.vhost = vhost == null || vhost.isBlank() ? "/" : vhost;
         this.management = new ManagementClient(settings.managementUrl(), rabbit.determineUsername(), rabbit.determinePassword());
         this.intervalMillis = settings.retryInterval().toMillis();
     }
 
+    /**
+     * The verdict of the last check: why publishing is unsafe (null when it is not), and the
+     * shard count with its routing keys, index by index (kept from the last count found while a
+     * problem stands; empty before the first).
+     */
+    private record Routes(String problem, int shards, List<String> keys) {
+    }
+
     /** Why a purchase published now might miss a sharded exchange's queues, or null when none would. */
     public String problem() {
-        return problem;
+        return routes.problem();
+    }
+
+    /**
+     * The routing key of {@code storeId}'s shard. Defined once {@link #problem()} has been null:
+     * from then on there always are keys.
+     */
+    public String routingKey(int storeId) {
+        List<String> keys = routes.keys();
+        return keys.get(Math.floorMod(storeId, keys.size()));
     }
 
     void check() {
         if (replicated) {
             // The platform declares the replicated shard queues and their bindings itself, with
             // the exchanges, on every connection: a purchase always reaches both.
-            problem = null;
+            route(StorePartition.splitProblem(replicatedShards, storePartitions), replicatedShards);
             return;
         }
+        Routes last = routes;
+        int shards = Integer.MAX_VALUE;
         String found;
         try {
             List<String> empty = new ArrayList<>();
             for (String exchange : Topology.SHARDED_EXCHANGES) {
-                if (BrokerTopology.shardQueues(management, vhost, exchange).isEmpty()) {
+                int queues = BrokerTopology.shardQueues(management, vhost, exchange).size();
+                if (queues == 0) {
                     empty.add(exchange);
                 }
+                shards = Math.min(shards, queues);
             }
-            found = empty.isEmpty() ? null : "no shard queue behind " + String.join(" and ", empty)
-                    + " (is its sharding policy set?): a purchase would not reach every consumer";
+            found = empty.isEmpty() ? StorePartition.splitProblem(shards, storePartitions) : "no shard queue behind "
+                    + String.join(" and ", empty) + " (is its sharding policy set?): a purchase would not reach every consumer";
         } catch (RuntimeException e) {
             // The management API is down, not the broker: keep the last verdict rather than
             // refuse every purchase while queues that existed a moment ago almost surely still do.
             log.warn("Cannot list the shard queues, keeping the last verdict ({}): {}",
-                    problem == null ? "both routable" : problem, e.getMessage());
+                    last.problem() == null ? "both routable over " + last.shards() + " shards" : last.problem(), e.getMessage());
             return;
         }
-        if (found != null && !found.equals(problem)) {
+        if (found != null && !found.equals(last.problem())) {
             log.warn("Refusing purchases: {}", found);
-        } else if (found == null && problem != null) {
-            log.info("Both sharded exchanges have shard queues; accepting purchases");
+        } else if (found == null && last.problem() != null) {
+            log.info("Both sharded exchanges have shard queues, {} for {} store partition(s); accepting purchases", shards,
+                    storePartitions);
         }
-        problem = found;
+        route(found, found == null ? shards : last.shards());
+    }
+
+    private void route(String problem, int shards) {
+        int was = routes.shards();
+        if (shards != was && shards > 0) {
+            log.info("Publishing over {} shard queue(s) per sharded exchange{}", shards,
+                    was == 0 ? "" : " (was " + was + "): stores move to other shards from now on");
+            if (shards > ModulusHashKeys.MAX_QUEUES) {
+                log.warn("{} shard queues per sharded exchange: only {} of them get stores (the routing keys reach {} queues)",
+                        shards, ModulusHashKeys.forQueues(shards).size(), ModulusHashKeys.MAX_QUEUES);
+            }
+        }
+        routes = new Routes(problem, shards, shards == 0 ? List.of() : ModulusHashKeys.forQueues(shards));
     }
 
     @Override
     public Health health() {
-        String reason = problem;
-        return reason == null ? Health.up().build() : Health.down().withDetail("reason", reason).build();
+        Routes now = routes;
+        return now.problem() == null ? Health.up().withDetail("shardQueues", now.shards()).build()
+                : Health.down().withDetail("reason", now.problem()).build();
     }
 
     /**

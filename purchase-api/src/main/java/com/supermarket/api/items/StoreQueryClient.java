@@ -1,7 +1,9 @@
 package com.supermarket.api.items;
 
 import com.supermarket.api.Deadlines;
+import com.supermarket.contract.BrokerSettings;
 import com.supermarket.contract.MalformedMessageException;
+import com.supermarket.contract.StorePartition;
 import com.supermarket.contract.StoreQueries;
 import com.supermarket.contract.StoreQuery;
 import com.supermarket.contract.StoreQueryReply;
@@ -18,6 +20,7 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.springframework.amqp.core.AmqpMessageReturnedException;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.MessageDeliveryMode;
 import org.springframework.amqp.core.MessageProperties;
@@ -30,12 +33,22 @@ import org.springframework.boot.amqp.autoconfigure.RabbitConnectionFactoryBeanCo
 import org.springframework.stereotype.Component;
 
 /**
- * Asks store-service {@link StoreQuery}s over {@link Topology#STORE_RPC_QUEUE} and waits for
- * the replies on direct reply-to, correlated by the template.
+ * Asks store-service {@link StoreQuery}s on the query queues of its partitions
+ * ({@link Topology#storeQueryQueue}; {@link Topology#STORE_RPC_QUEUE} when there is one) and
+ * waits for the replies on direct reply-to, correlated by the template.
+ *
+ * <p><b>Partitions.</b> The stores are split over {@code STORE_PARTITIONS} store-service
+ * partitions ({@link StorePartition}), each counting its stores only. The top items of a store
+ * are asked of the partition owning the store; the top stores of an item are asked of every
+ * partition at once and their lists merged ({@link TopStores}), exact because each store is
+ * counted by one partition only. A partition that does not answer in time, or whose query queue
+ * does not exist (the request is published mandatory, and returned), fails the query, naming the
+ * partition: an answer is whole or not given.
  *
  * <p>Queries travel in batches ({@link StoreQueries}): {@code lanes} threads each take what
  * waits (up to {@code max-batch} queries), send it as one message and wait for its one reply,
- * so the queries that arrive while the lanes await replies leave together; a lone query leaves
+ * so the queries that arrive while the lanes await replies leave together; each partition has its
+ * own waiting queries and lanes; a lone query leaves
  * at once. A message costs the broker and store-service far more than a query in it. A
  * timeout, an unreachable broker or an unreadable reply fails every query of its batch; a reply
  * answers each query by its position.
@@ -52,21 +65,23 @@ import org.springframework.stereotype.Component;
 class StoreQueryClient implements DisposableBean {
 
     /** Outcome tags of {@code store.rpc.latency} besides the reply statuses. */
-    enum Failure { timeout, unreachable, malformed, overloaded }
+    enum Failure { timeout, unreachable, malformed, overloaded, returned }
 
     private final CachingConnectionFactory connectionFactory;
     private final RabbitTemplate template;
     private final RpcProperties properties;
     private final Deadlines deadlines;
-    private final BlockingQueue<Asked> waiting;
+    private final int partitions;
+    /** The queries waiting for a lane, by partition. */
+    private final List<BlockingQueue<Asked>> waiting = new ArrayList<>();
     private final List<Thread> lanes = new ArrayList<>();
     private final Map<StoreQuery.Kind, Map<StoreQueryReply.Status, Timer>> answered = new EnumMap<>(StoreQuery.Kind.class);
     private final Map<StoreQuery.Kind, Map<Failure, Timer>> failed = new EnumMap<>(StoreQuery.Kind.class);
     private final DistributionSummary batchSize;
     private volatile boolean closed;
 
-    /** A query and its caller's answer, completed exactly once (by a lane, or by its deadline). */
-    private record Asked(StoreQuery query, long start, CompletableFuture<StoreQueryReply> reply) {
+    /** A query of one partition and its answer, completed exactly once (by a lane, or by its deadline). */
+    private record Asked(StoreQuery query, int partition, long start, CompletableFuture<StoreQueryReply> reply) {
     }
 
     /**
@@ -74,21 +89,30 @@ class StoreQueryClient implements DisposableBean {
      *                    application's settings ({@link #connectionOfItsOwn})
      */
     StoreQueryClient(RabbitConnectionFactoryBeanConfigurer connections, CachingConnectionFactoryConfigurer factories,
-                     RpcProperties properties, Deadlines deadlines, MeterRegistry registry) {
+                     RpcProperties properties, BrokerSettings broker, Deadlines deadlines, MeterRegistry registry) {
         this.connectionFactory = connectionOfItsOwn(connections, factories, "purchase-api store queries");
+        // Returned when a partition's query queue does not exist, rather than dropped unseen.
+        this.connectionFactory.setPublisherReturns(true);
         this.template = new RabbitTemplate(connectionFactory);
         this.template.setReplyTimeout(properties.replyTimeout().toMillis());
+        this.template.setMandatory(true);
         this.properties = properties;
         this.deadlines = deadlines;
-        this.waiting = new ArrayBlockingQueue<>(properties.queueCapacity());
+        this.partitions = broker.storePartitions();
         for (StoreQuery.Kind kind : StoreQuery.Kind.values()) {
             answered.put(kind, timers(registry, kind, StoreQueryReply.Status.class));
             failed.put(kind, timers(registry, kind, Failure.class));
         }
         this.batchSize = DistributionSummary.builder("store.rpc.batch.size")
                 .description("Store queries per RPC message").baseUnit("queries").register(registry);
-        for (int i = 0; i < properties.lanes(); i++) {
-            lanes.add(Thread.ofPlatform().name("store-query-lane-" + i).daemon().start(this::lane));
+        for (int partition = 0; partition < partitions; partition++) {
+            BlockingQueue<Asked> queries = new ArrayBlockingQueue<>(properties.queueCapacity());
+            waiting.add(queries);
+            String queue = Topology.storeQueryQueue(partition, partitions);
+            for (int i = 0; i < properties.lanes(); i++) {
+                String name = "store-query-lane-" + (partitions == 1 ? "" : "p" + partition + "-") + i;
+                lanes.add(Thread.ofPlatform().name(name).daemon().start(() -> lane(queries, queue)));
+            }
         }
     }
 
@@ -129,47 +153,68 @@ class StoreQueryClient implements DisposableBean {
     }
 
     /**
-     * Queues {@code query} for a lane. The future completes exactly once, on the thread that
-     * settles it (a lane, the deadline's timer, or this one when the query is refused at once):
-     * with a reply that has a status, or with a {@link StoreQueryFailedException}: 504 when no
-     * reply came in time, 503 when the broker cannot be reached or too many queries wait, 502
-     * when the reply is unreadable or carries no status. It never outlives the reply timeout.
+     * Asks {@code query} of the partition owning its store, or of every partition for the top
+     * stores of an item, merged. The future completes exactly once, on the thread that settles
+     * it (a lane, the deadline's timer, or this one when the query is refused at once): with a
+     * reply that has a status, or with a {@link StoreQueryFailedException} naming the partition
+     * when there are several: 504 when no reply came in time, 503 when the broker cannot be
+     * reached, the partition's query queue does not exist or too many queries wait, 502 when the
+     * reply is unreadable or carries no status. It never outlives the reply timeout.
      */
     CompletableFuture<StoreQueryReply> query(StoreQuery query) {
-        Asked asked = new Asked(query, System.nanoTime(), new CompletableFuture<>());
-        deadlines.expire(asked.reply(), properties.replyTimeout(), () -> fail(asked, Failure.timeout, timeout()));
-        if (closed || !waiting.offer(asked)) {
+        if (query.kind() == StoreQuery.Kind.TOP_ITEMS_AT_STORE) {
+            return ask(query, StorePartition.ownerOf(query.id(), partitions));
+        }
+        List<CompletableFuture<StoreQueryReply>> replies = new ArrayList<>(partitions);
+        for (int partition = 0; partition < partitions; partition++) {
+            replies.add(ask(query, partition));
+        }
+        return TopStores.merged(replies, query.limit());
+    }
+
+    /** Queues {@code query} for a lane of {@code partition}. */
+    private CompletableFuture<StoreQueryReply> ask(StoreQuery query, int partition) {
+        Asked asked = new Asked(query, partition, System.nanoTime(), new CompletableFuture<>());
+        deadlines.expire(asked.reply(), properties.replyTimeout(), () -> fail(asked, Failure.timeout, timeout(partition)));
+        if (closed || !waiting.get(partition).offer(asked)) {
             fail(asked, Failure.overloaded, new StoreQueryFailedException(503, closed
                     ? "the API is shutting down; retry later"
-                    : "too many store queries wait (" + properties.queueCapacity() + "); retry later"));
+                    : "too many store queries wait for " + asked(partition) + " (" + properties.queueCapacity()
+                    + "); retry later"));
         }
         return asked.reply();
     }
 
-    private StoreQueryFailedException timeout() {
-        return new StoreQueryFailedException(504, "store-service did not answer within "
+    /** Who answers {@code partition}'s queries, for a message: store-service, or one of its partitions. */
+    private String asked(int partition) {
+        return partitions == 1 ? "store-service" : "store-service partition " + partition + " of " + partitions
+                + " (queue " + Topology.storeQueryQueue(partition, partitions) + ")";
+    }
+
+    private StoreQueryFailedException timeout(int partition) {
+        return new StoreQueryFailedException(504, asked(partition) + " did not answer within "
                 + properties.replyTimeout().toMillis() + " ms; retry later");
     }
 
-    private void lane() {
+    private void lane(BlockingQueue<Asked> queries, String queue) {
         List<Asked> batch = new ArrayList<>();
         while (!closed) {
             try {
-                batch.add(waiting.take());
+                batch.add(queries.take());
             } catch (InterruptedException e) {
                 return;
             }
-            waiting.drainTo(batch, properties.maxBatch() - 1);
+            queries.drainTo(batch, properties.maxBatch() - 1);
             batch.removeIf(asked -> asked.reply().isDone()); // past their deadline
             if (!batch.isEmpty()) {
-                ask(batch);
+                ask(batch, queue);
             }
             batch.clear();
         }
     }
 
-    /** Sends one batch and answers every query of it; never throws. */
-    private void ask(List<Asked> batch) {
+    /** Sends one batch of one partition's queries to its {@code queue} and answers every query of it; never throws. */
+    private void ask(List<Asked> batch, String queue) {
         List<StoreQuery> queries = new ArrayList<>(batch.size());
         for (Asked asked : batch) {
             queries.add(asked.query());
@@ -180,24 +225,29 @@ class StoreQueryClient implements DisposableBean {
         messageProperties.setDeliveryMode(MessageDeliveryMode.NON_PERSISTENT);
         messageProperties.setExpiration(Long.toString(properties.requestExpiry().toMillis()));
         batchSize.record(batch.size());
+        int partition = batch.getFirst().partition();
         Message reply;
         try {
-            reply = template.sendAndReceive("", Topology.STORE_RPC_QUEUE,
-                    new Message(WireFormat.encode(new StoreQueries(queries)), messageProperties));
+            reply = template.sendAndReceive("", queue, new Message(WireFormat.encode(new StoreQueries(queries)), messageProperties));
+        } catch (AmqpMessageReturnedException e) {
+            failAll(batch, Failure.returned, new StoreQueryFailedException(503, asked(partition) + " cannot be asked: its "
+                    + "query queue does not exist (" + e.getReplyText() + "); do purchase-api and store-service agree on "
+                    + "STORE_PARTITIONS? Retry later", e));
+            return;
         } catch (RuntimeException e) {
             // AmqpException mostly; anything else must not stop the lane either.
             failAll(batch, Failure.unreachable, new StoreQueryFailedException(503, "the broker is unreachable; retry later", e));
             return;
         }
         if (reply == null) {
-            failAll(batch, Failure.timeout, timeout());
+            failAll(batch, Failure.timeout, timeout(partition));
             return;
         }
         List<StoreQueryReply> replies;
         try {
             replies = WireFormat.decode(reply.getBody(), StoreQueries.Replies.class).replies();
         } catch (MalformedMessageException e) {
-            failAll(batch, Failure.malformed, new StoreQueryFailedException(502, "store-service sent an unreadable reply", e));
+            failAll(batch, Failure.malformed, new StoreQueryFailedException(502, asked(partition) + " sent an unreadable reply", e));
             return;
         }
         if (replies.size() != batch.size()) {
@@ -242,8 +292,10 @@ class StoreQueryClient implements DisposableBean {
         for (Thread lane : lanes) {
             lane.join(properties.replyTimeout().toMillis());
         }
-        for (Asked asked = waiting.poll(); asked != null; asked = waiting.poll()) {
-            fail(asked, Failure.overloaded, new StoreQueryFailedException(503, "the API is shutting down; retry later"));
+        for (BlockingQueue<Asked> queries : waiting) {
+            for (Asked asked = queries.poll(); asked != null; asked = queries.poll()) {
+                fail(asked, Failure.overloaded, new StoreQueryFailedException(503, "the API is shutting down; retry later"));
+            }
         }
         template.stop();
         connectionFactory.destroy();

@@ -32,32 +32,23 @@ record PublishProperties(@DefaultValue("true") boolean persistent,
     }
 
     /**
-     * The group commit: purchases that gather while earlier batches await their confirms are
-     * published together, one message and one confirm per routing bucket.
+     * The group commit: one batch per shard queue, and a shard's purchases wait only while its
+     * previous batch awaits the broker's confirm.
      *
-     * <p>The defaults (20 ms, 2 buckets, 2 in flight) bound the messages to a few hundred per
-     * second whatever the load, because a message costs the broker and the consumers far more
-     * than a purchase in it: with 8 buckets, 4 in flight and 1 ms, a fast broker let the
-     * publisher send about 1,000 messages/s of 5 purchases at 5,000 purchases/s, and the
-     * broker spent 0.19 ms of CPU per purchase instead of 0.10; at a paced 3,000/s, 12 ms
-     * instead of 4 cut the CPU per purchase by a quarter; at a paced 5,500/s with GETs, 20 ms
-     * instead of 12 cut the broker's by a fifth and the whole stack's by an eighth, for ~4 ms
-     * more at the POSTs' median (docs/performance.md). The 2 ms gap keeps a closed loop of
-     * few clients, who all wait for their answers, from being held for the cap each round.
+     * <p>A purchase of a shard with no batch in flight is published at once, alone if nothing
+     * else waits for that shard: nothing lingers, so a light load is answered in one confirm's
+     * time. The purchases of a shard whose batch is in flight gather and leave together when its
+     * confirm comes, or sooner once they fill {@code max-size}: the broker's confirm latency paces
+     * the batches, so a batch grows with the load and with the broker's own (a slower broker
+     * makes larger, fewer messages). {@code max-in-flight} bounds the batches in flight over all
+     * shards: at or above the shard count every shard has its own pipeline; below it the shards
+     * take turns (oldest purchase first), making fewer, larger messages for a longer wait.
      *
      * @param maxSize          most purchases in one message ({@code PUBLISH_BATCH_MAX_SIZE})
-     * @param maxDelay         how long a purchase may wait for its batch to fill while other
-     *                         batches are in flight ({@code PUBLISH_BATCH_MAX_DELAY}); an idle
-     *                         publisher never waits; zero publishes whatever has gathered
-     * @param maxGap           within max-delay, how long the batch waits for the next purchase:
-     *                         once none comes for this long it leaves ({@code PUBLISH_BATCH_MAX_GAP}),
-     *                         so a few clients that all wait for their answers are not held
-     *                         for max-delay each time; at max-delay or longer it never cuts the wait
-     * @param buckets          routing buckets: one batch holds stores of one bucket, so
-     *                         {@code x-modulus-hash} keeps each store on one shard
-     *                         ({@code PUBLISH_BATCH_BUCKETS}); more buckets spread better over
-     *                         shards, fewer make larger batches
-     * @param maxInFlight      batches published and not yet confirmed ({@code PUBLISH_MAX_IN_FLIGHT})
+     * @param maxInFlight      batches published and not yet confirmed, over all shards
+     *                         ({@code PUBLISH_MAX_IN_FLIGHT}); the default covers one batch for
+     *                         each shard queue of the chart's presets (at most 12, or 24 at
+     *                         {@code shardsPerNode: 8}) plus full batches beyond
      * @param maxClaimsInFlight claims of {@code Idempotency-Key}s sent to the idempotency store
      *                         and not yet answered ({@code PUBLISH_MAX_CLAIMS_IN_FLIGHT});
      *                         a claim holds no in-flight permit, so this bounds what a store that
@@ -69,25 +60,22 @@ record PublishProperties(@DefaultValue("true") boolean persistent,
      * @param queueCapacity    purchases waiting to be batched; beyond it a request is refused at
      *                         once ({@code PUBLISH_QUEUE_CAPACITY})
      * @param admissionTimeout how long a purchase may wait for its batch to be let in flight
-     *                         before it is refused ({@code PUBLISH_ADMISSION_TIMEOUT})
+     *                         (its shard's previous confirm, then a permit) before it is refused
+     *                         ({@code PUBLISH_ADMISSION_TIMEOUT})
      */
     record Batch(@DefaultValue("100") int maxSize,
-                 @DefaultValue("20ms") Duration maxDelay,
-                 @DefaultValue("2ms") Duration maxGap,
-                 @DefaultValue("2") int buckets,
-                 @DefaultValue("2") int maxInFlight,
+                 @DefaultValue("32") int maxInFlight,
                  @DefaultValue("2") int maxClaimsInFlight,
                  @DefaultValue("20000") int queueCapacity,
                  @DefaultValue("1s") Duration admissionTimeout) {
 
         Batch {
-            if (maxSize < 1 || buckets < 1 || maxInFlight < 1 || maxClaimsInFlight < 1 || queueCapacity < 1) {
-                throw new IllegalArgumentException("platform.publish.batch max-size, buckets, max-in-flight,"
+            if (maxSize < 1 || maxInFlight < 1 || maxClaimsInFlight < 1 || queueCapacity < 1) {
+                throw new IllegalArgumentException("platform.publish.batch max-size, max-in-flight,"
                         + " max-claims-in-flight and queue-capacity must be positive");
             }
-            if (maxDelay.isNegative() || maxGap.isNegative() || admissionTimeout.isNegative() || admissionTimeout.isZero()) {
-                throw new IllegalArgumentException(
-                        "platform.publish.batch max-delay and max-gap must not be negative and admission-timeout must be positive");
+            if (admissionTimeout.isNegative() || admissionTimeout.isZero()) {
+                throw new IllegalArgumentException("platform.publish.batch admission-timeout must be positive");
             }
         }
     }

@@ -17,9 +17,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
@@ -45,16 +43,19 @@ import org.springframework.stereotype.Component;
  * Publishes purchases by group commit, and returns from {@link #publish} only once the broker
  * confirmed the message holding the purchase as routed and stored.
  *
- * <p>A request encodes its purchase and puts it in a bounded queue. One sender thread takes
- * what is waiting, groups it by routing bucket ({@link Topology#routingKey}, so
- * {@code x-modulus-hash} keeps every store on one shard), frames each group as one
- * {@link PurchaseBatch} and publishes it once to the ingress fanout with one
+ * <p>A request encodes its purchase, with the routing key of its store's shard
+ * ({@link ShardRouting#routingKey}: one key per shard queue, so every shard queue receives stores
+ * and {@code x-modulus-hash} keeps each store on one), and puts it in a bounded queue. One sender
+ * thread takes what is waiting, groups it by shard ({@link ShardBatches}), frames a shard's group
+ * as one {@link PurchaseBatch} and publishes it once to the ingress fanout with one
  * {@link CorrelationData}; the batch's confirm completes every request in it. Batching is
- * natural: while up to {@code max-in-flight} batches await their confirms, new purchases gather
- * and leave together in the next batch; when nothing is in flight a purchase leaves at once. A
- * nack, a return, a confirm timeout or a failed publish refuses every purchase of that batch and
- * only those. A full queue, or a batch that cannot be let in flight within
- * {@code admission-timeout}, is refused with {@link Reason#OVERLOADED}, never parked.
+ * natural: a shard with no batch in flight sends at once, and while its batch awaits its
+ * confirm, its new purchases gather and leave together when the confirm comes (or once they fill
+ * a batch), so nothing lingers at a light load and batches grow with the load. At most
+ * {@code max-in-flight} batches are in flight over all shards. A nack, a return, a confirm
+ * timeout or a failed publish refuses every purchase of that batch and only those. A full queue,
+ * or a purchase whose batch cannot be let in flight within {@code admission-timeout}, is refused
+ * with {@link Reason#OVERLOADED}, never parked.
  *
  * <p>Purchases with an {@code Idempotency-Key}, when an {@link IdempotencyStore} is configured,
  * have their keys claimed before they join the queue. A claim holds none of the in-flight
@@ -72,7 +73,8 @@ import org.springframework.stereotype.Component;
  * confirmed is published again, and the consumers deduplicate its id).
  *
  * <p>Thread-safe: request threads enqueue, or queue a claim, and wait on their own future; the
- * sender thread alone touches the grouping state; the purchases awaiting a claim are guarded by
+ * sender thread alone touches the waiting purchases (the shards' counts of batches in flight are
+ * atomic, see {@link ShardBatches}); the purchases awaiting a claim are guarded by
  * their queue's monitor, taken by request threads and the threads that complete claims; confirm
  * callbacks (the AMQP connection's thread, or the timeout's) complete futures, each exactly once
  * because each purchase sits in exactly one batch and a batch is settled by the first of its
@@ -106,14 +108,13 @@ class PurchasePublisher implements DisposableBean {
     private final Thread sender;
     private volatile boolean closed;
     /**
-     * While the sender sleeps out a batch's max-delay: how many queued purchases fill that batch
-     * (those of other buckets counted too: it then wakes early and sleeps again); 0 otherwise.
+     * While the sender is parked with nothing it may publish: how many queued purchases could
+     * fill a waiting batch (a request wakes it once the queue holds that many, or at once for a
+     * shard with no batch in flight); 0 while it runs.
      */
-    private volatile int lingerFills;
-
-    /** Sender-thread state: what waits for a batch, by routing key, oldest first within each. */
-    private final Map<String, ArrayDeque<Pending>> waiting = new HashMap<>();
-    private int waitingCount;
+    private volatile int wakeAtQueued;
+    /** What waits for a batch, by shard; see its thread-safety. */
+    private final ShardBatches batches;
 
     PurchasePublisher(@Qualifier("publishTemplate") RabbitTemplate template, PublishProperties properties,
                       BlockedConnectionTracker blocked, ShardRouting routing, IdempotencyStore idempotency,
@@ -128,6 +129,7 @@ class PurchasePublisher implements DisposableBean {
         this.queue = new ArrayBlockingQueue<>(settings.queueCapacity());
         this.inFlight = new Semaphore(settings.maxInFlight());
         this.claimsInFlight = new Semaphore(settings.maxClaimsInFlight());
+        this.batches = new ShardBatches(settings.maxSize());
         this.confirmLatency = Timer.builder("purchases.confirm.latency")
                 .description("From the publish of a batch of purchases until the broker confirmed it")
                 .publishPercentileHistogram()
@@ -151,12 +153,13 @@ class PurchasePublisher implements DisposableBean {
     }
 
     /**
-     * One purchase waiting for its batch's confirm; {@code claim} is null unless it has a key to
-     * check (and, once published, to record as confirmed). It may wait for a permit until
-     * {@code admitByNanos}: the admission timeout, plus the store's longest wait for a keyed one.
+     * One purchase waiting for its batch's confirm, with the routing key of its shard;
+     * {@code claim} is null unless it has a key to check (and, once published, to record as
+     * confirmed). It may wait to be let in flight until {@code admitByNanos}: the admission
+     * timeout, plus the store's longest wait for a keyed one.
      */
-    private record Pending(String routingKey, byte[] encoded, Claim claim, long enqueuedNanos, long admitByNanos,
-                           CompletableFuture<Void> done) {
+    record Pending(String routingKey, byte[] encoded, Claim claim, long enqueuedNanos, long admitByNanos,
+                   CompletableFuture<Void> done) {
     }
 
     /**
@@ -207,8 +210,8 @@ class PurchasePublisher implements DisposableBean {
         Claim claim = idempotency.enabled() ? request.idempotencyKey() : null;
         long now = System.nanoTime();
         long admitBy = now + settings.admissionTimeout().toNanos() + (claim == null ? 0 : idempotency.maxWait().toNanos());
-        Pending pending = new Pending(Topology.routingKey(purchase.storeId(), settings.buckets()),
-                WireFormat.encode(purchase), claim, now, admitBy, new CompletableFuture<>());
+        Pending pending = new Pending(routing.routingKey(purchase.storeId()), WireFormat.encode(purchase), claim, now,
+                admitBy, new CompletableFuture<>());
         if (claim == null) {
             enqueue(pending);
         } else {
@@ -229,8 +232,12 @@ class PurchasePublisher implements DisposableBean {
                     null));
             return;
         }
-        int fills = lingerFills;
-        if (fills > 0 && queue.size() >= fills) {
+        // The sender parks while nothing may leave; this purchase may let a batch leave when its
+        // shard has none in flight and a permit is free (else that confirm wakes the sender), or
+        // when the queue holds enough to fill a waiting batch.
+        int wakeAt = wakeAtQueued;
+        if (wakeAt > 0 && (!batches.busy(pending.routingKey()) && inFlight.availablePermits() > 0
+                || queue.size() >= wakeAt)) {
             LockSupport.unpark(sender);
         }
         // Closed meanwhile: the sender's last drain may have missed this one; whoever removes it refuses it.
@@ -242,19 +249,15 @@ class PurchasePublisher implements DisposableBean {
     private void send() {
         try {
             while (!closed) {
-                if (waitingCount == 0) {
-                    add(queue.take()); // idle: block until a purchase comes, then publish it at once
-                }
                 drain();
-                Pending oldest = oldest();
-                long admissionLeft = oldest.admitByNanos() - System.nanoTime();
-                // While the sender waits for a permit, new purchases gather: the natural batch.
-                if (!inFlight.tryAcquire(Math.max(0, admissionLeft), TimeUnit.NANOSECONDS)) {
-                    refuseOverdue();
+                String shard = batches.next();
+                if (shard != null && inFlight.tryAcquire()) {
+                    publish(shard, batches.cut(shard));
                     continue;
                 }
-                drain();
-                publish(oldest.routingKey(), cut(oldest.routingKey()));
+                // Nothing may leave now: what waits for a permit or its shard's confirm gathers.
+                batches.refuseOverdue(System.nanoTime(), this::overloaded);
+                awaitWork();
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -267,71 +270,34 @@ class PurchasePublisher implements DisposableBean {
         }
     }
 
-    private void add(Pending pending) {
-        waiting.computeIfAbsent(pending.routingKey(), key -> new ArrayDeque<>()).addLast(pending);
-        waitingCount++;
-    }
-
-    /** @return how many purchases it took from the queue */
-    private int drain() {
-        int drained = 0;
+    /** Moves what the queue holds to the shards' batches. */
+    private void drain() {
         for (Pending pending = queue.poll(); pending != null; pending = queue.poll()) {
-            add(pending);
-            drained++;
+            batches.add(pending);
         }
-        return drained;
-    }
-
-    private Pending oldest() {
-        Pending oldest = null;
-        for (ArrayDeque<Pending> bucket : waiting.values()) {
-            Pending head = bucket.peekFirst();
-            if (head != null && (oldest == null || head.enqueuedNanos() - oldest.enqueuedNanos() < 0)) {
-                oldest = head;
-            }
-        }
-        return oldest;
     }
 
     /**
-     * Takes up to max-size purchases of one bucket. When other batches are in flight (the
-     * publisher is busy) and the batch is short, waits up to max-delay from its oldest purchase
-     * for more: fewer, larger messages cost the broker less. An idle publisher never waits, and
-     * the wait ends once no purchase (of any bucket) came for max-gap: when every client waits
-     * for an answer, none will come.
+     * Parks until something may let a batch leave (a purchase for a shard with none in flight,
+     * enough purchases to fill a batch, a confirm) or the earliest admission deadline passes, at
+     * most an admission timeout, so that the purchases queued meanwhile for busy shards are
+     * refused in time too. The wake-up condition is set before looking again, so a request or a
+     * confirm that comes between is seen by one or the other: a confirm always wakes a parked
+     * sender, a request when its purchase may leave at once ({@link #enqueue}).
      */
-    private List<Pending> cut(String routingKey) throws InterruptedException {
-        ArrayDeque<Pending> bucket = waiting.get(routingKey);
-        boolean busy = inFlight.availablePermits() < settings.maxInFlight() - 1;
-        long lingerUntil = bucket.peekFirst().enqueuedNanos() + settings.maxDelay().toNanos();
-        while (busy && bucket.size() < settings.maxSize()) {
-            long left = lingerUntil - System.nanoTime();
-            if (left <= 0) {
-                break;
-            }
-            // Sleeps through the linger rather than waking for each purchase: a request wakes it
-            // only once enough wait to fill the batch (see submit). Set before the check, so a
-            // request that comes between the two is seen by one or the other.
-            int missing = settings.maxSize() - bucket.size();
-            lingerFills = missing;
-            if (queue.size() < missing) {
-                LockSupport.parkNanos(this, Math.min(left, settings.maxGap().toNanos()));
-            }
-            lingerFills = 0;
-            if (Thread.interrupted()) {
-                throw new InterruptedException();
-            }
-            if (drain() == 0) {
-                break;
+    private void awaitWork() throws InterruptedException {
+        wakeAtQueued = batches.missingToFill();
+        String shard = batches.next();
+        if (queue.isEmpty() && (shard == null || inFlight.availablePermits() == 0)) {
+            long left = Math.min(batches.admissionLeft(System.nanoTime()), settings.admissionTimeout().toNanos());
+            if (left > 0) {
+                LockSupport.parkNanos(this, left);
             }
         }
-        int size = Math.min(bucket.size(), settings.maxSize());
-        List<Pending> batch = new ArrayList<>(size);
-        for (int i = 0; i < size; i++) {
-            batch.add(bucket.pollFirst());
+        wakeAtQueued = 0;
+        if (Thread.interrupted()) {
+            throw new InterruptedException();
         }
-        waitingCount -= size;
-        return batch;
     }
 
     /** Queues a keyed purchase for a claim of its key, and claims what waits if a slot is free. */
@@ -468,7 +434,7 @@ class PurchasePublisher implements DisposableBean {
         }
     }
 
-    /** Publishes one batch; holds one in-flight permit, released when the batch is settled. */
+    /** Publishes one batch of one shard; holds one in-flight permit, released when the batch is settled. */
     private void publish(String routingKey, List<Pending> batch) {
         List<byte[]> encoded = new ArrayList<>(batch.size());
         for (Pending pending : batch) {
@@ -484,12 +450,12 @@ class PurchasePublisher implements DisposableBean {
         try {
             template.send(Topology.INGRESS_EXCHANGE, routingKey, message, correlation);
         } catch (AmqpTimeoutException e) {
-            settle(batch, new PublishRefusedException(Reason.CHANNELS_EXHAUSTED,
+            settle(routingKey, batch, new PublishRefusedException(Reason.CHANNELS_EXHAUSTED,
                     "the API is overloaded (no free broker channel); retry later", e));
             return;
         } catch (RuntimeException e) {
             // AmqpException mostly; anything else must not stop the sender either.
-            settle(batch, new PublishRefusedException(Reason.UNREACHABLE, "the broker is unreachable; retry later", e));
+            settle(routingKey, batch, new PublishRefusedException(Reason.UNREACHABLE, "the broker is unreachable; retry later", e));
             return;
         }
         batchSize.record(batch.size());
@@ -500,7 +466,7 @@ class PurchasePublisher implements DisposableBean {
             if (refused == null) {
                 confirmLatency.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
             }
-            settle(batch, refused);
+            settle(routingKey, batch, refused);
         });
     }
 
@@ -531,10 +497,15 @@ class PurchasePublisher implements DisposableBean {
      * Completes every request of a batch: accepted when {@code refused} is null, its keys then
      * recorded as confirmed first, so that a retry is answered without publishing again (the
      * record is written to the store before the answer leaves, and a retry's claim after it on
-     * the same connection sees it); frees its permit.
+     * the same connection sees it); frees its permit and lets its shard send again, waking the
+     * sender if it waits.
      */
-    private void settle(List<Pending> batch, PublishRefusedException refused) {
+    private void settle(String routingKey, List<Pending> batch, PublishRefusedException refused) {
         inFlight.release();
+        batches.settled(routingKey);
+        if (wakeAtQueued > 0) {
+            LockSupport.unpark(sender);
+        }
         if (refused == null) {
             List<Claim> confirmed = null;
             for (Pending pending : batch) {
@@ -568,30 +539,14 @@ class PurchasePublisher implements DisposableBean {
     }
 
     private PublishRefusedException overloaded() {
-        return new PublishRefusedException(Reason.OVERLOADED, "the API is overloaded ("
-                + settings.maxInFlight() + " batches await the broker's confirms); retry later", null);
-    }
-
-    private void refuseOverdue() {
-        PublishRefusedException refused = overloaded();
-        long now = System.nanoTime();
-        for (ArrayDeque<Pending> bucket : waiting.values()) {
-            while (!bucket.isEmpty() && now - bucket.peekFirst().admitByNanos() >= 0) {
-                bucket.pollFirst().done().completeExceptionally(refused);
-                waitingCount--;
-            }
-        }
+        return new PublishRefusedException(Reason.OVERLOADED, "the API is overloaded (the purchase could not be"
+                + " published within " + settings.admissionTimeout().toMillis() + " ms: the broker's confirms are slow);"
+                + " retry later", null);
     }
 
     private void refuseAll() {
         drain();
-        PublishRefusedException refused = shuttingDown();
-        for (ArrayDeque<Pending> bucket : waiting.values()) {
-            for (Pending pending = bucket.pollFirst(); pending != null; pending = bucket.pollFirst()) {
-                pending.done().completeExceptionally(refused);
-            }
-        }
-        waitingCount = 0;
+        batches.refuseAll(shuttingDown());
     }
 
     private static PublishRefusedException shuttingDown() {

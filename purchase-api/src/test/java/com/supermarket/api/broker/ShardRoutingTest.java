@@ -4,8 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.supermarket.contract.BrokerSettings;
 import com.supermarket.contract.BrokerSettings.TopologyMode;
+import com.supermarket.contract.ModulusHashKeys;
+import com.supermarket.contract.Topology;
 import java.net.URI;
 import java.time.Duration;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.amqp.autoconfigure.RabbitProperties;
@@ -29,6 +32,40 @@ class ShardRoutingTest {
 
         assertThat(routing.problem()).isNull();
         assertThat(routing.health().getStatus()).isEqualTo(Status.UP);
+        assertThat(routing.health().getDetails()).containsEntry("shardQueues", 8);
+    }
+
+    @Test
+    void shardsTheStorePartitionsDoNotDivideAreRefusedWithTheReasonInHealth() {
+        ShardRouting routing = new ShardRouting(new RabbitProperties(), new BrokerSettings(NO_MANAGEMENT, 4, true,
+                Duration.ofSeconds(10), Duration.ofSeconds(2), TopologyMode.REPLICATED, 8, null, 3));
+
+        routing.check();
+
+        assertThat(routing.problem()).contains("8 storeX shard queue(s) cannot be split over 3 store partitions");
+        assertThat(routing.health().getStatus()).isEqualTo(Status.DOWN);
+        assertThat(routing.health().getDetails()).containsEntry("reason", routing.problem());
+    }
+
+    @Test
+    void shardsTheStorePartitionsDivideRoute() {
+        ShardRouting routing = new ShardRouting(new RabbitProperties(), new BrokerSettings(NO_MANAGEMENT, 4, true,
+                Duration.ofSeconds(10), Duration.ofSeconds(2), TopologyMode.REPLICATED, 8, null, 4));
+
+        routing.check();
+
+        assertThat(routing.problem()).isNull();
+    }
+
+    @Test
+    void everyDeclaredReplicatedShardGetsStoresEachStoreOnOne() {
+        ShardRouting routing = routing(TopologyMode.REPLICATED);
+
+        routing.check();
+
+        assertThat(IntStream.rangeClosed(1, 64).mapToObj(routing::routingKey).distinct())
+                .containsExactlyInAnyOrderElementsOf(ModulusHashKeys.forQueues(8));
+        assertThat(routing.routingKey(3)).isEqualTo(routing.routingKey(3 + 8)).isEqualTo(Topology.routingKey(3, 8));
     }
 
     @Test

@@ -1,9 +1,13 @@
 package com.supermarket.store.durability;
 
+import com.supermarket.contract.StorePartition;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,7 +20,8 @@ import java.util.stream.Stream;
  * {@code log-<n>.wal}; snapshot {@code n} is {@code snapshot-<n>.snap} and holds the effect of
  * every record of the segments below {@code n}, so recovery loads it and replays segments
  * {@code n, n+1, ...}. A snapshot being written is {@code snapshot-<n>.snap.tmp} until it is
- * complete and fsynced; a leftover temp file is never read.
+ * complete and fsynced; a leftover temp file is never read. {@code partition} names the store
+ * partition whose counts the directory holds ({@link #claim}).
  *
  * <p>Stateless apart from the path; thread-safe.
  */
@@ -24,6 +29,7 @@ record StateDirectory(Path path) {
 
     private static final Pattern SEGMENT = Pattern.compile("log-(\\d{16})\\.wal");
     private static final Pattern SNAPSHOT = Pattern.compile("snapshot-(\\d{16})\\.snap");
+    private static final String PARTITION_MARK = "partition";
 
     Path segment(long number) {
         return path.resolve("log-%016d.wal".formatted(number));
@@ -45,6 +51,45 @@ record StateDirectory(Path path) {
     /** The numbers of the (complete) snapshots present, ascending. */
     List<Long> snapshots() throws IOException {
         return numbers(SNAPSHOT);
+    }
+
+    /**
+     * Makes sure the directory holds the counts of {@code partition} and no other: a new (or
+     * empty) directory is marked as {@code partition}'s; one written before there were partitions
+     * is partition 0 of 1's. A directory of another partition, or of another partition count, is
+     * refused: its log holds other stores, or stores that now belong to another partition, and
+     * replaying it would answer for them.
+     *
+     * @throws IllegalStateException naming both partitions
+     */
+    void claim(StorePartition partition) throws IOException {
+        Files.createDirectories(path);
+        Path mark = path.resolve(PARTITION_MARK);
+        String wanted = partition.index() + " of " + partition.partitions();
+        String found;
+        if (Files.exists(mark)) {
+            found = Files.readString(mark, StandardCharsets.US_ASCII).strip();
+        } else if (!segments().isEmpty() || !snapshots().isEmpty()) {
+            found = "0 of 1";
+        } else {
+            found = wanted;
+        }
+        if (!found.equals(wanted)) {
+            throw new IllegalStateException("the state directory " + path + " holds the counts of store partition " + found
+                    + ", not of this store partition " + wanted + " (STORE_PARTITION, STORE_PARTITIONS): give each "
+                    + "partition its own state directory; a changed partition count moves stores between partitions, "
+                    + "which needs new, empty state directories (README: \"Store partitions\")");
+        }
+        if (!Files.exists(mark)) {
+            Path written = path.resolve(PARTITION_MARK + ".tmp");
+            try (FileChannel file = FileChannel.open(written, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
+                    StandardOpenOption.WRITE)) {
+                file.write(ByteBuffer.wrap((wanted + "\n").getBytes(StandardCharsets.US_ASCII)));
+                file.force(true);
+            }
+            Files.move(written, mark, StandardCopyOption.ATOMIC_MOVE);
+            sync();
+        }
     }
 
     /** Creates the directory if needed and removes snapshots a crash left half written. */

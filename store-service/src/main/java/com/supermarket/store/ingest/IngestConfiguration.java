@@ -2,6 +2,7 @@ package com.supermarket.store.ingest;
 
 import com.supermarket.contract.BrokerSetup;
 import com.supermarket.contract.ShardConsumers;
+import com.supermarket.contract.StorePartition;
 import com.supermarket.contract.Topology;
 import com.supermarket.store.counts.StoreCounts;
 import io.micrometer.core.instrument.Gauge;
@@ -16,21 +17,22 @@ import org.springframework.context.annotation.Configuration;
 class IngestConfiguration {
 
     /**
-     * Every {@code storeX} shard queue, consumed by name into the {@link PurchaseListener}.
+     * The {@code storeX} shard queues of this instance's {@link StorePartition} (every one when
+     * there is one partition), consumed by name into the {@link PurchaseListener}.
      * Refuses to start when the dedup window could not recognise every redelivery: a store lives
      * on one shard, and after a connection loss all of that shard's unacknowledged purchases may
      * come again.
      */
     @Bean
     ShardConsumers storeShardConsumers(ConnectionFactory connectionFactory, BrokerSetup setup, IngestProperties ingest, PurchaseListener listener, StoreCounts counts,
-                                       MeterRegistry registry) {
+                                       StorePartition partition, MeterRegistry registry) {
         if (counts.dedupWindowPerStore() < ingest.unacknowledgedPurchasesPerShard()) {
             throw new IllegalStateException("store.counts.dedup-window-per-store (" + counts.dedupWindowPerStore()
                     + ") must be at least store.ingest.prefetch x .consumers-per-shard x .max-purchases-per-message ("
                     + ingest.unacknowledgedPurchasesPerShard() + " purchases), or redeliveries could be counted twice");
         }
         ShardConsumers consumers = new ShardConsumers(Topology.STORE_EXCHANGE, connectionFactory, setup,
-                setup.settings().consumers(ingest.consumersPerShard(), ingest.prefetch()), listener);
+                setup.settings().consumers(ingest.consumersPerShard(), ingest.prefetch()), partition::ownedShards, listener);
         Gauge.builder("store.shards.consumed", consumers, ShardConsumers::shardCount)
                 .description("Shard queues of storeX this instance consumes").register(registry);
         return consumers;

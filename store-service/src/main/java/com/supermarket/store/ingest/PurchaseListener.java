@@ -6,6 +6,7 @@ import com.supermarket.contract.Parking;
 import com.supermarket.contract.Purchase;
 import com.supermarket.contract.PurchaseBatch;
 import com.supermarket.contract.PurchaseItem;
+import com.supermarket.contract.StorePartition;
 import com.supermarket.contract.WireFormat;
 import com.supermarket.store.counts.StoreCounts;
 import com.supermarket.store.durability.Acknowledger;
@@ -27,7 +28,7 @@ import org.springframework.stereotype.Component;
  * purchase, to the counts, and hands it to the {@link Acknowledger}, which acknowledges it once
  * its effect is durable. Each purchase counts once (the dedup window is per purchase id). A
  * poison element of a batch (undecodable, or naming a store or item outside the platform's
- * ranges) is parked alone in {@code purchases.parking} with a publisher confirm before its
+ * ranges, or a store of another store partition) is parked alone in {@code purchases.parking} with a publisher confirm before its
  * neighbours are counted; a message that cannot be read at all is rejected without requeue, so
  * the shard queue's dead-letter policy parks it. Nothing is requeued in a loop: if parking
  * fails, the channel is closed and the broker redelivers the message once a new consumer is up.
@@ -51,9 +52,13 @@ class PurchaseListener implements ChannelAwareMessageListener {
     private final Counter duplicates;
     private final Counter malformed;
     private final Counter outOfRange;
+    private final Counter otherPartition;
+    private final StorePartition partition;
 
-    PurchaseListener(StoreCounts counts, Acknowledger acknowledger, Parking parking, MeterRegistry registry) {
+    PurchaseListener(StoreCounts counts, Acknowledger acknowledger, Parking parking, StorePartition partition,
+                     MeterRegistry registry) {
         this.counts = counts;
+        this.partition = partition;
         this.acknowledger = acknowledger;
         this.parking = parking;
         this.applied = Counter.builder("store.purchases.applied")
@@ -64,6 +69,7 @@ class PurchaseListener implements ChannelAwareMessageListener {
                 .description("Redelivered purchases skipped because their id was already counted").register(registry);
         this.malformed = rejected(registry, "malformed");
         this.outOfRange = rejected(registry, "out-of-range");
+        this.otherPartition = rejected(registry, "other-partition");
     }
 
     private static Counter rejected(MeterRegistry registry, String reason) {
@@ -88,7 +94,15 @@ class PurchaseListener implements ChannelAwareMessageListener {
         List<PurchaseBatch.Poison> poison = new ArrayList<>(decoded.poison());
         List<Purchase> inRange = new ArrayList<>(decoded.purchases().size());
         for (Purchase purchase : decoded.purchases()) {
-            if (inRange(purchase)) {
+            if (!partition.owns(purchase.storeId())) {
+                // Counted here, the store's purchases would be split over two partitions and its
+                // owner's answers short. Only a shard count the partitions stopped dividing, or
+                // producers and consumers disagreeing on it, brings one here.
+                otherPartition.increment();
+                poison.add(new PurchaseBatch.Poison(WireFormat.encode(purchase), "store " + purchase.storeId()
+                        + " belongs to store partition " + StorePartition.ownerOf(purchase.storeId(), partition.partitions())
+                        + ", not to this " + partition));
+            } else if (inRange(purchase)) {
                 inRange.add(purchase);
             } else {
                 outOfRange.increment();

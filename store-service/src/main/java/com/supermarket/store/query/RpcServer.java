@@ -13,7 +13,8 @@ import org.springframework.amqp.rabbit.annotation.RabbitListener;
 import org.springframework.stereotype.Component;
 
 /**
- * The RPC server on {@link Topology#STORE_RPC_QUEUE}: a {@link StoreQueries} request (by its
+ * The RPC server on this store partition's query queue ({@link Topology#storeQueryQueue};
+ * {@link Topology#STORE_RPC_QUEUE} when there is one partition): a {@link StoreQueries} request (by its
  * message type) gets one reply per query in one message, any other request is read as a single
  * query (an earlier purchase-api's). Each request's reply goes to its
  * {@code replyTo} (purchase-api uses direct reply-to) with the request's correlation id, which
@@ -35,7 +36,7 @@ class RpcServer {
                 .description("RPC requests dropped because they carried no reply-to").register(registry);
     }
 
-    @RabbitListener(id = "storeRpc", queues = Topology.STORE_RPC_QUEUE, concurrency = "${store.query.rpc-consumers}")
+    @RabbitListener(id = "storeRpc", queues = "#{@storePartition.queryQueue()}", concurrency = "${store.query.rpc-consumers}")
     Message answer(Message request) {
         if (request.getMessageProperties().getReplyTo() == null) {
             unanswerable.increment();

@@ -3,6 +3,7 @@ package com.supermarket.store.query;
 import com.supermarket.contract.MalformedMessageException;
 import com.supermarket.contract.StoreQueries;
 import com.supermarket.contract.StoreQuery;
+import com.supermarket.contract.StorePartition;
 import com.supermarket.contract.StoreQueryReply;
 import com.supermarket.contract.WireFormat;
 import com.supermarket.store.counts.StoreCounts;
@@ -17,7 +18,8 @@ import java.util.concurrent.TimeUnit;
 import org.springframework.stereotype.Component;
 
 /**
- * Answers a query from its wire form: decodes and checks it, ranks from the counts, and times
+ * Answers a query from its wire form: decodes and checks it, ranks from the counts of this store
+ * partition (a store of another partition is refused, never answered empty), and times
  * it ({@code store.queries}, tagged by kind and status). Every input gets a reply; nothing
  * throws. Thread-safe.
  */
@@ -27,12 +29,14 @@ class StoreRanking {
     private static final String UNKNOWN_KIND = "unknown";
 
     private final StoreCounts counts;
+    private final StorePartition partition;
     private final int maxLimit;
     /** One timer per kind (or "unknown") and status, built once: no registry lookup per query. */
     private final Map<String, Map<StoreQueryReply.Status, Timer>> timers = new HashMap<>();
 
-    StoreRanking(StoreCounts counts, QueryProperties properties, MeterRegistry registry) {
+    StoreRanking(StoreCounts counts, StorePartition partition, QueryProperties properties, MeterRegistry registry) {
         this.counts = counts;
+        this.partition = partition;
         this.maxLimit = properties.maxLimit();
         List<String> kinds = new ArrayList<>();
         for (StoreQuery.Kind kind : StoreQuery.Kind.values()) {
@@ -99,9 +103,13 @@ class StoreRanking {
             return StoreQueryReply.badRequest("limit must be between 1 and " + maxLimit + ": " + query.limit());
         }
         return switch (query.kind()) {
-            case TOP_ITEMS_AT_STORE -> counts.isKnownStore(query.id())
-                    ? StoreQueryReply.ok(counts.topItemsAtStore(query.id(), query.limit()))
-                    : StoreQueryReply.notFound("store " + query.id() + " not found: stores are 1.." + counts.maxStores());
+            case TOP_ITEMS_AT_STORE -> !counts.isKnownStore(query.id())
+                    ? StoreQueryReply.notFound("store " + query.id() + " not found: stores are 1.." + counts.maxStores())
+                    : partition.owns(query.id()) ? StoreQueryReply.ok(counts.topItemsAtStore(query.id(), query.limit()))
+                    // Never an empty answer for a store counted elsewhere: the asker disagrees on STORE_PARTITIONS.
+                    : StoreQueryReply.badRequest("store " + query.id() + " belongs to store partition "
+                            + StorePartition.ownerOf(query.id(), partition.partitions()) + ", not to this " + partition
+                            + ": do purchase-api and store-service agree on STORE_PARTITIONS?");
             case TOP_STORES_FOR_ITEM -> counts.isKnownItem(query.id())
                     ? StoreQueryReply.ok(counts.topStoresForItem(query.id(), query.limit()))
                     : StoreQueryReply.notFound("item " + query.id() + " not found: items are 1.." + counts.maxItemId());

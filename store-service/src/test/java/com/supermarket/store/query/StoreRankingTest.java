@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.supermarket.contract.Purchase;
 import com.supermarket.contract.PurchaseItem;
+import com.supermarket.contract.StorePartition;
 import com.supermarket.contract.StoreQuery;
 import com.supermarket.contract.StoreQuery.Kind;
 import com.supermarket.contract.StoreQueryReply;
@@ -23,7 +24,7 @@ class StoreRankingTest {
 
     private final StoreCounts counts = new StoreCounts(8, 100, 16);
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    private final StoreRanking ranking = new StoreRanking(counts, new QueryProperties(2, 20), registry);
+    private final StoreRanking ranking = new StoreRanking(counts, new StorePartition(0, 1), new QueryProperties(2, 20), registry);
 
     private StoreQueryReply ask(Kind kind, int id, int limit) {
         return ranking.answer(WireFormat.encode(new StoreQuery(kind, id, limit)));
@@ -39,6 +40,18 @@ class StoreRankingTest {
         assertThat(ask(Kind.TOP_STORES_FOR_ITEM, 9, 5)).isEqualTo(StoreQueryReply.ok(List.of(new Ranked(3, 2))));
         assertThat(registry.get("store.queries").tag("kind", "TOP_ITEMS_AT_STORE").tag("status", "OK").timer().count())
                 .isEqualTo(1);
+    }
+
+    @Test
+    void aStoreOfAnotherPartitionIsRefusedNeverAnsweredEmpty() {
+        StoreRanking secondOfTwo = new StoreRanking(counts, new StorePartition(1, 2), new QueryProperties(2, 20), registry);
+
+        StoreQueryReply reply = secondOfTwo.answer(WireFormat.encode(new StoreQuery(Kind.TOP_ITEMS_AT_STORE, 4, 10)));
+
+        assertThat(reply.status()).isEqualTo(Status.BAD_REQUEST);
+        assertThat(reply.message()).contains("store 4 belongs to store partition 0", "STORE_PARTITIONS");
+        assertThat(secondOfTwo.answer(WireFormat.encode(new StoreQuery(Kind.TOP_ITEMS_AT_STORE, 3, 10))).status())
+                .isEqualTo(Status.OK);
     }
 
     @Test

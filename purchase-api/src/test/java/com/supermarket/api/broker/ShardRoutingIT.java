@@ -1,0 +1,52 @@
+package com.supermarket.api.broker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.supermarket.contract.ModulusHashKeys;
+import com.supermarket.contract.testing.TestBroker;
+import java.time.Duration;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.amqp.autoconfigure.RabbitProperties;
+
+/** The routing follows the shard queues the sharding plugin makes, as it adds more. */
+class ShardRoutingIT {
+
+    private final TestBroker broker = TestBroker.create("api-routing");
+
+    @AfterEach
+    void deleteVhost() {
+        broker.close();
+    }
+
+    @Test
+    void theStoresSpreadOverEveryShardQueueListedAndOverTheNewOnesOnceThePluginAddsThem() {
+        broker.applyTopology(2);
+        ShardRouting routing = new ShardRouting(rabbit(), broker.settings(2, Duration.ofSeconds(1)));
+
+        routing.check();
+
+        assertThat(routing.problem()).isNull();
+        assertThat(routing.health().getDetails()).containsEntry("shardQueues", 2);
+        assertThat(IntStream.rangeClosed(1, 64).mapToObj(routing::routingKey).distinct())
+                .containsExactlyInAnyOrderElementsOf(ModulusHashKeys.forQueues(2));
+
+        broker.applyTopology(5); // the policy now asks 5 per node: the plugin adds 3 to each exchange
+        routing.check();
+
+        assertThat(routing.health().getDetails()).containsEntry("shardQueues", 5);
+        assertThat(IntStream.rangeClosed(1, 64).mapToObj(routing::routingKey).distinct())
+                .containsExactlyInAnyOrderElementsOf(ModulusHashKeys.forQueues(5));
+    }
+
+    private RabbitProperties rabbit() {
+        RabbitProperties rabbit = new RabbitProperties();
+        rabbit.setHost(broker.host());
+        rabbit.setPort(broker.port());
+        rabbit.setUsername(broker.username());
+        rabbit.setPassword(broker.password());
+        rabbit.setVirtualHost(broker.vhost());
+        return rabbit;
+    }
+}
