@@ -21,7 +21,7 @@ final class Runs {
     }
 
     static RunParameters standard(int stores, int purchasesPerHour, int retries) {
-        return new RunParameters(stores, 1000, 100_000, purchasesPerHour, 5, "20210101", 0, 0, 10, retries);
+        return new RunParameters(stores, 1000, 100_000, purchasesPerHour, 5, "20210101", 0, 0, 10, retries, 0, 1);
     }
 
     static RunResult run(URI baseUrl, RunParameters parameters, Path csv) throws InterruptedException {
@@ -53,7 +53,7 @@ final class Runs {
 
     static RunResult run(URI baseUrl, RunParameters parameters, Path csv, Duration pauseRetriesAfter, TillKeyFile tillKeys,
             LateRetryPlan lateRetries, boolean allStoresAtOnce) throws InterruptedException {
-        RunSettings settings = new RunSettings(baseUrl, "test", parameters, csv, ProgressMode.OFF,
+        RunSettings settings = new RunSettings(baseUrl, "test", parameters, csv, null, ProgressMode.OFF,
                 Duration.ofMillis(100), 42, 2, Map.of(), pauseRetriesAfter, tillKeys, lateRetries, allStoresAtOnce);
         PrintStream quiet = new PrintStream(OutputStream.nullOutputStream());
         return new LoadRun(settings, quiet).execute();
