@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
@@ -113,6 +114,11 @@ final class LoadRun {
             long period = settings.sampleInterval().toNanos();
             sampling.scheduleAtFixedRate(sampler::sample, period, period, TimeUnit.NANOSECONDS);
             LongAdder unanswered = new LongAdder();
+            stop.whenRequested(() -> {
+                err.printf(Locale.ROOT, "%n[load-client] %s: stopping; waiting up to %d s for the requests in flight%n",
+                        stop.reason(), STOP_GRACE.toSeconds());
+                stopStores(workers);
+            });
             try {
                 openGates(gates, sampling);
                 awaitStores(done, workers, unanswered);
@@ -157,8 +163,8 @@ final class LoadRun {
     }
 
     /**
-     * Waits until every store has finished; on a stop, tells the stores to start nothing more,
-     * and after the {@link #STOP_GRACE} abandons what is still unanswered.
+     * Waits until every store has finished; on a stop (which tells the stores at once to start
+     * nothing more), abandons what is still unanswered after the {@link #STOP_GRACE}.
      */
     private void awaitStores(CountDownLatch done, List<StoreWorker> workers, LongAdder unanswered)
             throws InterruptedException {
@@ -168,14 +174,20 @@ final class LoadRun {
             if (!stopping && stop.requested()) {
                 stopping = true;
                 abandonAt = System.nanoTime() + STOP_GRACE.toNanos();
-                err.printf(Locale.ROOT, "%n[load-client] %s: stopping; waiting up to %d s for the requests in flight%n",
-                        stop.reason(), STOP_GRACE.toSeconds());
-                workers.forEach(worker -> worker.loop().execute(worker::stop));
             } else if (stopping && System.nanoTime() - abandonAt >= 0) {
                 workers.forEach(worker -> worker.loop().execute(() -> worker.abandon(unanswered)));
                 done.await();
                 return;
             }
+        }
+    }
+
+    /** Tells every store to start nothing more; nothing to do once the run is over and its loops are gone. */
+    private static void stopStores(List<StoreWorker> workers) {
+        try {
+            workers.forEach(worker -> worker.loop().execute(worker::stop));
+        } catch (RejectedExecutionException e) {
+            // The run has ended (a stop requested after it, e.g. after the client's warm-up).
         }
     }
 

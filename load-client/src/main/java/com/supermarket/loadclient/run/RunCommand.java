@@ -284,10 +284,10 @@ public final class RunCommand implements Callable<Integer> {
             } catch (IllegalArgumentException e) {
                 throw new ParameterException(spec.commandLine(), "--threshold " + e.getMessage());
             }
-            require(threshold.type() == null || threshold.type() == RequestType.POST
-                    || settings.parameters().getRatio() > 0,
-                    "--threshold '" + expression + "': the run sends no " + threshold.type().csvName()
-                            + " requests (--get-ratio is 0)");
+            if (threshold.type() != null && threshold.type() != RequestType.POST && settings.parameters().getRatio() == 0) {
+                throw new ParameterException(spec.commandLine(), "--threshold '" + expression + "': the run sends no "
+                        + threshold.type().csvName() + " requests (--get-ratio is 0)");
+            }
             parsed.add(threshold);
         }
         return parsed;

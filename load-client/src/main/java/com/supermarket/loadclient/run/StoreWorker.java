@@ -354,7 +354,9 @@ final class StoreWorker {
 
         private void send() {
             backoff = null;
-            attempt++;
+            if (++attempt > 1) {
+                failures.retried();
+            }
             attemptStartNanos = attempt == 1 ? requestStartNanos : System.nanoTime();
             deadlineNanos = System.nanoTime() + timeoutNanos;
             connection.send(type == RequestType.POST ? "POST" : "GET", path, body,
@@ -410,7 +412,6 @@ final class StoreWorker {
                 failures.firstTryFailed();
             }
             if (retryable && attempt <= retry.retries() && run.retrying() && !stopped) {
-                failures.retried();
                 backoff = loop.schedule(this::send, retry.delayNanos(attempt, retryAfter, jitter), TimeUnit.NANOSECONDS);
                 return;
             }
