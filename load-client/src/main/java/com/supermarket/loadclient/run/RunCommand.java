@@ -24,6 +24,7 @@ import com.supermarket.loadclient.result.ThresholdResult;
 import com.supermarket.loadclient.stub.StubServer;
 
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Help.Visibility;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.Option;
@@ -37,16 +38,16 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "run", mixinStandardHelpOptions = true, showDefaultValues = true, sortOptions = false,
         description = {
-                "Sends the standard load profile: stores 1..maxStores, each a state machine with its own keep-alive",
-                "connection(s) on the --io-threads event loops, 9 hours of purchases per store, staggered east (1/4",
-                "of the stores), central (1/4, once any store had 3 hours answered) and west (1/2, at 5 hours).",
-                "With --duration the run lasts that long instead, the phases scaled into it by the clock. Closed",
-                "loop unless --rate is given. SIGINT (Ctrl-C) or SIGTERM stops the run cleanly: the requests in",
-                "flight get 5 s, then the summary is printed and every file written, marked \"interrupted\": true;",
-                "a second signal quits at once.",
-                "Exit status: 0 the run ended, a request succeeded and every --threshold held; 1 no request",
-                "succeeded (server down) or the run failed; 2 bad options (a malformed --threshold too);",
-                "99 a --threshold was crossed; 130 stopped by SIGINT or SIGTERM (files written)." })
+                "Sends the standard load profile: stores 1..maxStores, each a state machine with its own keep-alive "
+                + "connection(s) on the --io-threads event loops, 9 hours of purchases per store, staggered east (1/4 "
+                + "of the stores), central (1/4, once any store had 3 hours answered) and west (1/2, at 5 hours). "
+                + "With --duration the run lasts that long instead, the phases scaled into it by the clock. Closed "
+                + "loop unless --rate is given. SIGINT (Ctrl-C) or SIGTERM stops the run cleanly: the requests in "
+                + "flight get 5 s, then the summary is printed and every file written, marked \"interrupted\": true; "
+                + "a second signal quits at once.",
+                "Exit status: 0 the run ended, a request succeeded and every --threshold held; 1 no request "
+                + "succeeded (server down) or the run failed; 2 bad options (a malformed --threshold too); "
+                + "99 a --threshold was crossed; 130 stopped by SIGINT or SIGTERM (files written)." })
 public final class RunCommand implements Callable<Integer> {
 
     /** The run ended, some request succeeded, every threshold held. */
@@ -96,41 +97,41 @@ public final class RunCommand implements Callable<Integer> {
     private String label = "local";
 
     @Option(names = "--duration", paramLabel = "TIME", description = {
-            "Run for TIME (" + TimeSpans.FORMS + ") instead of 9 hours of --purchases-per-hour: the phases scaled",
-            "into it (14 simulated hours: east open 0-9/14 of TIME, central 3/14-12/14, west 5/14-end; with",
-            "--all-stores-at-once every store the whole time), closed loop or at --rate. Requests in flight at",
-            "the end (and their retries) are still answered." })
+            "Run for TIME (" + TimeSpans.FORMS + ") instead of 9 hours of --purchases-per-hour: the phases scaled "
+            + "into it (14 simulated hours: east open 0-9/14 of TIME, central 3/14-12/14, west 5/14-end; with "
+            + "--all-stores-at-once every store the whole time), closed loop or at --rate. Requests in flight at "
+            + "the end (and their retries) are still answered." })
     private String duration;
 
     @Option(names = "--csv", paramLabel = "FILE", description = {
-            "Write one record per attempt (a retry is a record of its own, timed from its own send):",
-            "start_time_epoch_ms,request_type,latency_ms,response_code,store_id; response_code 0 = no answer." })
+            "Write one record per attempt (a retry is a record of its own, timed from its own send): "
+            + "start_time_epoch_ms,request_type,latency_ms,response_code,store_id; response_code 0 = no answer." })
     private Path csv;
 
     @Option(names = { "-o", "--out" }, paramLabel = "FILE.json", description = "Write the run's results as JSON (input of 'report').")
     private Path out;
 
     @Option(names = "--hlog", paramLabel = "FILE", description = {
-            "Write an HdrHistogram interval log (.hlog, one histogram per second per request type, tagged POST,",
-            "GET_STORE, GET_TOP10, and the client's LOOP_LAG; microseconds). Default: beside --out, FILE.hlog." })
+            "Write an HdrHistogram interval log (.hlog, one histogram per second per request type, tagged POST, "
+            + "GET_STORE, GET_TOP10, and the client's LOOP_LAG; microseconds). Default: beside --out, FILE.hlog." })
     private Path hlog;
 
-    @Option(names = "--threshold", paramLabel = "EXPR", description = {
-            "Fail the run (exit 99) unless EXPR holds at the end; repeatable. EXPR: " + Threshold.SYNTAX + ".",
-            "E.g. 'POST.p99<50ms' 'GET_STORE.p99.9<=200ms' 'failed<0.1%' 'failed<=10' 'rps>5000'. Latencies are",
-            "the whole run's successful requests; failed counts requests that failed for good." })
+    @Option(names = "--threshold", paramLabel = "EXPR", showDefaultValue = Visibility.NEVER, description = {
+            "Fail the run (exit 99) unless EXPR holds at the end; repeatable. EXPR: " + Threshold.SYNTAX + ". "
+            + "E.g. 'POST.p99<50ms' 'GET_STORE.p99.9<=200ms' 'failed<0.1%' 'failed<=10' 'rps>5000'. Latencies are "
+            + "the whole run's successful requests; failed counts requests that failed for good." })
     private List<String> thresholds = new ArrayList<>();
 
     @Option(names = "--rate", paramLabel = "R", description = {
-            "Open model: R requests/s in total once every store is open (each store paced at R/maxStores);",
-            "latency counted from each request's intended send time. A request whose time comes while every",
-            "connection of its store is busy starts late, as soon as one is free (counted as a late start,",
-            "never dropped). 0 = closed loop." })
+            "Open model: R requests/s in total once every store is open (each store paced at R/maxStores); "
+            + "latency counted from each request's intended send time. A request whose time comes while every "
+            + "connection of its store is busy starts late, as soon as one is free (counted as a late start, "
+            + "never dropped). 0 = closed loop." })
     private double rate = 0;
 
     @Option(names = "--max-in-flight-per-store", paramLabel = "N", description = {
-            "Requests a store may have in flight at once, each on a connection of its own (a till waits for",
-            "its answer: 1). More lets a paced store keep its schedule while some answers are slow." })
+            "Requests a store may have in flight at once, each on a connection of its own (a till waits for "
+            + "its answer: 1). More lets a paced store keep its schedule while some answers are slow." })
     private int maxInFlightPerStore = 1;
 
     @Option(names = "--get-ratio", description = "GET queries per POST, alternating /items/store/{own store} and /items/top10/{random item}. 0 = POSTs only.")
@@ -140,11 +141,11 @@ public final class RunCommand implements Callable<Integer> {
     private double timeoutSeconds = 30;
 
     @Option(names = "--retries", paramLabel = "N", description = {
-            "Extra attempts of a failed request (429, 5xx, timeout, lost connection; not other 4xx), after an",
-            "exponential backoff from 100 ms doubling to at most 10 s, half of it random, and never sooner than",
-            "the server's Retry-After. The default rides out 31-63 s of outage, a service restart, as a",
-            "till would; 0 = count every failure and move on, as the original client did. Retries pause",
-            "while nothing has succeeded for 2 minutes (the server is gone)." })
+            "Extra attempts of a failed request (429, 5xx, timeout, lost connection; not other 4xx), after an "
+            + "exponential backoff from 100 ms doubling to at most 10 s, half of it random, and never sooner than "
+            + "the server's Retry-After. The default rides out 31-63 s of outage, a service restart, as a "
+            + "till would; 0 = count every failure and move on, as the original client did. Retries pause "
+            + "while nothing has succeeded for 2 minutes (the server is gone)." })
     private int retries = RETRIES_RIDING_OUT_A_RESTART;
 
     @Option(names = "--io-threads", paramLabel = "N", description = "Event-loop threads carrying the connections (wrk's -t).")
@@ -154,45 +155,45 @@ public final class RunCommand implements Callable<Integer> {
     private Map<String, Long> watchedPids = new LinkedHashMap<>();
 
     @Option(names = "--client-warm-up", negatable = true, defaultValue = "true", fallbackValue = "true", description = {
-            "First send the same kind of requests, up to 64 stores and about 20,000 POSTs, to a stub inside",
-            "this process, unreported, so the run's first requests are not timed while the client itself is",
-            "still cold (a fresh JVM's first ~300 ms read 140-200 ms against a stub). --no-client-warm-up: off." })
+            "First send the same kind of requests, up to 64 stores and about 20,000 POSTs, to a stub inside "
+            + "this process, unreported, so the run's first requests are not timed while the client itself is "
+            + "still cold (a fresh JVM's first ~300 ms read 140-200 ms against a stub). --no-client-warm-up: off." })
     private boolean clientWarmUp = true;
 
     @Option(names = "--progress", description = "Progress on stderr: ${COMPLETION-CANDIDATES}.")
     private ProgressMode progress = ProgressMode.AUTO;
 
     @Option(names = "--till-keys", paramLabel = "FILE", description = {
-            "Send each store's till key (Authorization: Bearer) from FILE, as scripts/till-keys.sh writes it:",
-            "'<store or manager> <key> [label]' per line; the first manager key signs the /items/top10",
-            "queries of --get-ratio. Without it no key is sent (the standard client's behaviour)." })
+            "Send each store's till key (Authorization: Bearer) from FILE, as scripts/till-keys.sh writes it: "
+            + "'<store or manager> <key> [label]' per line; the first manager key signs the /items/top10 "
+            + "queries of --get-ratio. Without it no key is sent (the standard client's behaviour)." })
     private Path tillKeys;
 
     @Option(names = "--late-retries", paramLabel = "N", description = {
-            "Stores 1..N each send their first accepted purchase again, late: the same Idempotency-Key, path",
-            "and body, as a till does after a lost 201 (see --late-retry-after). The re-send is the same",
-            "purchase: it adds nothing to the purchases accepted, and a correct platform stores and counts it",
-            "once. 0 = none." })
+            "Stores 1..N each send their first accepted purchase again, late: the same Idempotency-Key, path "
+            + "and body, as a till does after a lost 201 (see --late-retry-after). The re-send is the same "
+            + "purchase: it adds nothing to the purchases accepted, and a correct platform stores and counts it "
+            + "once. 0 = none." })
     private int lateRetries = 0;
 
     @Option(names = "--late-retry-after", paramLabel = "COUNT|TIME", description = {
-            "When the late re-send goes: after COUNT further accepted purchases of the store (a store whose",
-            "profile ends sooner sends extra purchases until then, at most 2 x COUNT), or TIME (500ms, 90s,",
-            "5m, 1h) after the purchase's 201 (a store whose profile ends sooner waits). The default is twice",
-            "store-service's default dedup window of 1,024 purchases per store." })
+            "When the late re-send goes: after COUNT further accepted purchases of the store (a store whose "
+            + "profile ends sooner sends extra purchases until then, at most 2 x COUNT), or TIME (500ms, 90s, "
+            + "5m, 1h) after the purchase's 201 (a store whose profile ends sooner waits). The default is twice "
+            + "store-service's default dedup window of 1,024 purchases per store." })
     private String lateRetryAfter = "2048";
 
     @Option(names = "--all-stores-at-once", description = {
-            "Every store opens at the start instead of in the east, central and west phases: the full --rate (or the",
-            "closed loop's) from the first second to the last store's end, a steady load for long runs (scripts/soak.sh)." })
+            "Every store opens at the start instead of in the east, central and west phases: the full --rate (or the "
+            + "closed loop's) from the first second to the last store's end, a steady load for long runs (scripts/soak.sh)." })
     private boolean allStoresAtOnce;
 
     @Option(names = "--seed", description = "Random seed for ids (0 = a new one each run).")
     private long seed = 0;
 
-    @Option(names = "--environment", paramLabel = "KEY=VALUE", description = {
-            "Record KEY=VALUE in the result's environment (the services' settings, the instance size, what the",
-            "client cannot see); repeatable. The client adds host, cores, memory, OS, JVM, commit and its options." })
+    @Option(names = "--environment", paramLabel = "KEY=VALUE", showDefaultValue = Visibility.NEVER, description = {
+            "Record KEY=VALUE in the result's environment (the services' settings, the instance size, what the "
+            + "client cannot see); repeatable. The client adds host, cores, memory, OS, JVM, commit and its options." })
     private Map<String, String> declaredEnvironment = new LinkedHashMap<>();
 
     @Override

@@ -23,7 +23,7 @@ class RunCommandTest {
                 "Default: 5", "Default: 20210101", "--label", "--csv", "--out", "--rate", "--get-ratio", "--retries",
                 "Default: " + RunCommand.RETRIES_RIDING_OUT_A_RESTART, "Retry-After", "--io-threads", "--watch-pid",
                 "--duration", "--threshold", "--hlog", "--environment", "--max-in-flight-per-store", "Default: 1",
-                "one record per attempt", "99 a --threshold was crossed", "130 stopped by SIGINT or SIGTERM",
+                "one record per attempt", "99 a --threshold was crossed", "130 stopped by SIGINT",
                 "late start");
         assertThat(usage).doesNotContain("virtual thread", "one record per request");
     }
