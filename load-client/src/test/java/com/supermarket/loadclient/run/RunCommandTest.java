@@ -24,7 +24,7 @@ class RunCommandTest {
                 "Default: " + RunCommand.RETRIES_RIDING_OUT_A_RESTART, "Retry-After", "--io-threads", "--watch-pid",
                 "--duration", "--threshold", "--hlog", "--environment", "--max-in-flight-per-store", "Default: 1",
                 "one record per attempt", "99 a --threshold was crossed", "130 stopped by SIGINT",
-                "late start");
+                "never dropped");
         assertThat(usage).doesNotContain("virtual thread", "one record per request");
     }
 
