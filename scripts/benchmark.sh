@@ -25,10 +25,17 @@
 #   --cpus-shared           with --cpus, also pin the running broker (beam.smp) and database
 #                           (mariadbd) to those cores for the runs, restoring their affinity
 #                           after: only on a machine nobody else uses, they are shared services
+#   --duration TIME         each measured run lasts TIME (e.g. 2m, 90s; load-client run --duration:
+#                           the time zones scaled into it) instead of 9 hours of --purchases-per-hour;
+#                           the warm-up run stays a count
 #   --rates "R ..."         paced runs instead of closed-loop ones: --rate R at each R, at
 #                           --rate-stores stores; the report draws p50/p99 against offered load
-#   --rate-stores N         stores of the paced runs (default 256); a run lasts about
-#                           2,700 x N / R s at 300 purchases/hour, so lower -p for low rates
+#   --rate-stores N         stores of the paced runs (default 256); without --duration a run lasts
+#                           about 2,700 x N / R s at 300 purchases/hour: give --duration instead
+#   --threshold EXPR        every measured run must hold EXPR at its end (load-client run --threshold,
+#                           e.g. 'POST.p99<50ms' 'failed<0.1%' 'rps>5000'); repeatable. A crossed one
+#                           fails that run; the others still run, the report is written, and the
+#                           script exits 99
 #   --kill-api-after S      crash test: S seconds into each run, kill purchase-api with SIGKILL,
 #                           start it again --down-for seconds later (default 3), and fail unless
 #                           the run ends with 0 final failures (the tills retry) and the
@@ -49,6 +56,12 @@
 #                           ran 11-13 % below its warm rate); 0: no warm-up
 #   --run-dir DIR           output folder (default runs/benchmark-<UTC time>)
 #   -h, --help              this help
+# Each run's result JSON has the run's environment (commit, host, cores, JVM, the client's options,
+# and, passed with --environment, this script's settings and the services' settings); an HdrHistogram
+# interval log (.hlog) lies beside it. Ctrl-C or SIGTERM stops the run going cleanly: the client
+# writes its summary and files, marked interrupted.
+# Exit status: 0 every run held; 99 a --threshold was crossed; 1 anything else failed (130/143 on
+# Ctrl-C or SIGTERM).
 # Environment: as scripts/run-local.sh (API_PORT, SERVICE_JAVA_OPTS, ...), except that the MySQL
 # profile uses a database of its own, purchases_benchmark, dropped at the start, unless MYSQL_URL
 # is set.
@@ -76,6 +89,8 @@ cluster=false
 topology_mode=replicated
 run_dir=""
 warmup_per_hour=90
+duration=""
+thresholds=()
 extra=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -96,6 +111,8 @@ while [[ $# -gt 0 ]]; do
     --store-partitions) export STORE_PARTITIONS="$2"; shift 2 ;;
     --run-dir) run_dir="$2"; shift 2 ;;
     --warmup-per-hour) warmup_per_hour="$2"; shift 2 ;;
+    --duration) duration="$2"; shift 2 ;;
+    --threshold) thresholds+=(--threshold "$2"); shift 2 ;;
     --) shift; extra=("$@"); break ;;
     *) echo "unknown option: $1 (see --help)" >&2; exit 1 ;;
   esac
@@ -150,9 +167,21 @@ unpin_shared() {
   SHARED_AFFINITY=()
 }
 
+# The load client running, if any: on Ctrl-C or SIGTERM it gets a TERM of its own and the time to
+# write its summary and files (a background job of this script does not see the terminal's Ctrl-C).
+CLIENT_PID=""
+stop_client() {
+  [[ -n "$CLIENT_PID" ]] && kill -0 "$CLIENT_PID" 2>/dev/null || return 0
+  log "stopping the load client (pid $CLIENT_PID); it writes what it measured"
+  kill -TERM "$CLIENT_PID" 2>/dev/null || true
+  for ((t = 0; t < 40; t++)); do kill -0 "$CLIENT_PID" 2>/dev/null || return 0; sleep 0.5; done
+  kill -KILL "$CLIENT_PID" 2>/dev/null || true
+}
+
 cleanup() {
   local status=$?
   trap - EXIT INT TERM
+  stop_client
   stop_started
   unpin_shared
   stop_cluster
@@ -174,34 +203,48 @@ if [[ "$stub" == true ]]; then build_if_needed load-client; else build_if_needed
 [[ "$cluster" == true ]] && start_cluster "$topology_mode"
 
 # The services' settings (the ${NAME:default} variables of their application*.yml) that this
-# environment sets, as NAME=value (a password, secret, token or key as NAME=<set>), or "none":
+# environment sets, one NAME=value a line (a password, secret, token or key as NAME=<set>):
 # a run folder says what it ran with, not only at which commit.
 service_settings() {
-  local name settings=()
+  local name
   for name in $(grep -ho '\${[A-Z][A-Z0-9_]*:' "$ROOT"/{purchase-api,store-service,purchases-service}/src/main/resources/application*.yml \
                 | tr -d '${:' | sort -u); do
     printenv "$name" >/dev/null || continue
-    if [[ "$name" =~ PASSWORD|SECRET|TOKEN|KEY ]]; then settings+=("$name=<set>"); else settings+=("$name=$(printenv "$name")"); fi
+    if [[ "$name" =~ PASSWORD|SECRET|TOKEN|KEY ]]; then echo "$name=<set>"; else echo "$name=$(printenv "$name")"; fi
   done
-  echo "${settings[*]:-none}"
 }
+
+# What the client cannot see for itself, for its result's environment: this script's settings
+# and the services' settings, as load-client run --environment options.
+ENVIRONMENT_OPTIONS=()
+while IFS= read -r setting; do
+  [[ -n "$setting" ]] && ENVIRONMENT_OPTIONS+=(--environment "service.$setting")
+done < <(service_settings)
+ENVIRONMENT_OPTIONS+=(--environment "benchmark.profile=$profile" --environment "benchmark.stub=$stub"
+  --environment "benchmark.cpus=${cpu_sizes:-all}" --environment "benchmark.cpus-shared=$cpus_shared"
+  --environment "benchmark.broker=$([[ "$cluster" == true ]] && echo "3-node cluster, topology $topology_mode" || echo local)"
+  --environment "benchmark.run-dir=$RUN_DIR")
 
 {
   echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo "host: $(uname -srm), $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GB"
   echo "profile: $profile  stub: $stub  purchases/hour: $per_hour  stores: $store_counts  warm-up: $warmup_per_hour purchases/hour"
-  echo "cpus: ${cpu_sizes:-all} (shared broker and database pinned: $cpus_shared)  rates: ${rates:-closed loop}"
+  echo "cpus: ${cpu_sizes:-all} (shared broker and database pinned: $cpus_shared)  rates: ${rates:-closed loop}  duration: ${duration:-9 hours of purchases}"
+  echo "thresholds: ${thresholds[*]:-none}"
   echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "broker: $([[ "$cluster" == true ]] && echo "3-node cluster, topology $topology_mode" || echo "the machine's broker")"
   echo "commit: $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)$(
     git -C "$ROOT" status --porcelain --untracked-files=no 2>/dev/null | grep -q . && echo ', with uncommitted changes')"
-  echo "service settings from the environment: $(service_settings)"
+  settings="$(service_settings | tr '\n' ' ')"
+  echo "service settings from the environment: ${settings:-none}"
 } >"$RUN_DIR/environment.txt"
 
 # $1 = series label, $2 = stores, $3 = offered rate (0 = closed loop), $4 = purchases per hour,
-# $5 = measured or warmup (a warm-up run is checked but neither crashed nor reported)
+# $5 = measured or warmup (a warm-up run is checked but neither crashed, timed by --duration,
+# judged by the thresholds nor reported)
+crossed=()
 run_once() {
-  local series="$1" stores="$2" rate="$3" per_hour="$4" kind="$5" name result n=2
+  local series="$1" stores="$2" rate="$3" per_hour="$4" kind="$5" name result n=2 measured_options=() status=0
   name="$series-$stores"
   [[ "$rate" == 0 ]] || name="$name-rate$rate"
   [[ "$kind" == measured ]] || name="$name-warmup"
@@ -211,19 +254,29 @@ run_once() {
     name="$name-$n"
   fi
   result="$RUN_DIR/$name.json"
-  log "$([[ "$kind" == measured ]] && echo run || echo warm-up run): $stores stores, $per_hour purchases/hour/store, ${series}, $([[ "$rate" == 0 ]] && echo closed loop || echo "paced at $rate req/s")"
+  log "$([[ "$kind" == measured ]] && echo run || echo warm-up run): $stores stores, $([[ "$kind" == measured && -n "$duration" ]] && echo "for $duration" || echo "$per_hour purchases/hour/store"), ${series}, $([[ "$rate" == 0 ]] && echo closed loop || echo "paced at $rate req/s")"
   [[ "$stub" == true ]] || save_pipeline_baseline "$RUN_DIR/$name.counts-before"
   [[ "$stub" == true || "$kind" != measured ]] || save_shard_counts "$RUN_DIR/$name.shards-before" \
     || die "could not read the shard queues' message counts from the management API"
+  if [[ "$kind" == measured ]]; then
+    [[ -z "$duration" ]] || measured_options+=(--duration "$duration")
+    measured_options+=("${thresholds[@]}")
+  fi
   # shellcheck disable=SC2046 # watch_pid_options prints words
   "$JAVA" -jar "$(jar_of load-client)" run --base-url "http://127.0.0.1:$API_PORT" --max-stores "$stores" \
     --purchases-per-hour "$per_hour" --label "$series" --rate "$rate" --out "$result" --progress lines \
-    $(watch_pid_options) "${extra[@]}" >"$RUN_DIR/$name.txt" &
-  local client_pid=$!
-  [[ -z "$kill_api_after" || "$kind" != measured ]] || crash_and_restart_api "$client_pid"
-  wait "$client_pid" || true
+    $(watch_pid_options) "${ENVIRONMENT_OPTIONS[@]}" "${measured_options[@]}" "${extra[@]}" >"$RUN_DIR/$name.txt" &
+  CLIENT_PID=$!
+  [[ -z "$kill_api_after" || "$kind" != measured ]] || crash_and_restart_api "$CLIENT_PID"
+  wait "$CLIENT_PID" || status=$?
+  CLIENT_PID=""
   cat "$RUN_DIR/$name.txt"
-  [[ -f "$result" ]] || die "the load client wrote no result; see $RUN_DIR/$name.txt"
+  [[ -f "$result" ]] || die "the load client wrote no result (exit $status); see $RUN_DIR/$name.txt"
+  case "$status" in
+    0) ;;
+    99) log "$name: a threshold was crossed (see its summary above)"; crossed+=("$name") ;;
+    *) die "the load client failed (exit $status: 1 no request succeeded, 130 interrupted); see $RUN_DIR/$name.txt" ;;
+  esac
   echo "$name: load average after the run $(cut -d' ' -f1-3 /proc/loadavg)" >>"$RUN_DIR/environment.txt"
   [[ "$stub" == true ]] || check_every_purchase_arrived_once "$result" "$RUN_DIR/$name.counts-before"
   [[ "$kind" == measured ]] || return 0
@@ -315,4 +368,8 @@ if compgen -G "$RUN_DIR/*.shards.md" >/dev/null; then
     echo "Batch messages each shard queue of both sharded exchanges received during each run (the management"
     echo "API's publish counts), and the balance over the shards, max/min."; echo
     cat "$RUN_DIR"/*.shards.md; } >>"$RUN_DIR/report.md"
+fi
+if [[ ${#crossed[@]} -gt 0 ]]; then
+  log "FAILED: thresholds crossed in ${crossed[*]}"
+  exit 99
 fi

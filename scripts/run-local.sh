@@ -10,7 +10,10 @@
 #   --stores N              stores (default 32)
 #   --purchases-per-hour N  POSTs per store per hour, 9 hours per store (default 300)
 #   --label TEXT            label of the result (default local)
-#   --csv                   also write one record per request to the run folder
+#   --csv                   also write one record per attempt to the run folder
+#   --threshold EXPR        fail the run unless EXPR holds at the end (load-client run --threshold,
+#                           e.g. 'failed<1%' 'POST.p99<500ms'); repeatable. A crossed threshold
+#                           still gets the pipeline check and both GETs, then exit status 99
 #   --dynamodb              run purchases-service with the dynamodb profile, against a
 #                           DynamoDB Local (in memory, port 8000) that this script starts
 #   --cluster               run on a local 3-node RabbitMQ cluster (scripts/rabbitmq-cluster.sh,
@@ -27,6 +30,8 @@
 #   --stub                  try the script without the services: the load client's stub API
 #   --run-dir DIR           folder for logs and results (default runs/local-<UTC time>)
 #   -h, --help              this help
+# Exit status: 0 all held; 99 a --threshold was crossed; 1 anything else failed (130/143 on
+# Ctrl-C or SIGTERM).
 # Environment: API_PORT, STORE_PORT, PURCHASES_PORT (8080..8082), API_MANAGEMENT_PORT,
 #   STORE_MANAGEMENT_PORT, PURCHASES_MANAGEMENT_PORT (actuator: 9080..9082), DYNAMODB_LOCAL_PORT (8000),
 #   SERVICE_JAVA_OPTS (-Xms768m -Xmx768m), MYSQL_URL (jdbc:mysql://127.0.0.1:3306/purchases_local?
@@ -53,6 +58,7 @@ cluster=false
 topology_mode=replicated
 kill_after=""
 run_dir=""
+thresholds=()
 extra=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -60,6 +66,7 @@ while [[ $# -gt 0 ]]; do
     --purchases-per-hour) per_hour="$2"; shift 2 ;;
     --label) label="$2"; shift 2 ;;
     --csv) csv=true; shift ;;
+    --threshold) thresholds+=(--threshold "$2"); shift 2 ;;
     --dynamodb) profile=dynamodb; shift ;;
     --cluster) cluster=true; shift ;;
     --topology-mode) topology_mode="$2"; shift 2 ;;
@@ -114,11 +121,14 @@ fi
 client_args=(run --base-url "http://127.0.0.1:$API_PORT" --max-stores "$stores" --purchases-per-hour "$per_hour"
   --label "$label" --out "$RUN_DIR/result.json")
 [[ "$csv" == true ]] && client_args+=(--csv "$RUN_DIR/requests.csv")
+client_args+=("${thresholds[@]}")
 log "load client: ${client_args[*]} ${extra[*]:-}"
 [[ -n "$kill_after" && "$cluster" == true ]] && kill_a_node_after "$kill_after"
 status=0
 "$JAVA" -jar "$(jar_of load-client)" "${client_args[@]}" "${extra[@]}" || status=$?
-[[ $status -eq 0 ]] || die "the load client failed (exit $status); no request succeeded or bad options"
+# 99: a threshold crossed, the run itself complete: checked like any other run, then reported.
+[[ $status -eq 0 || $status -eq 99 ]] \
+  || die "the load client failed (exit $status: 1 no request succeeded, 2 bad options, 130 interrupted)"
 
 [[ "$stub" == true ]] || check_every_purchase_arrived_once "$RUN_DIR/result.json" "$RUN_DIR/counts-before"
 
@@ -127,4 +137,8 @@ if [[ "$stub" == true ]]; then
   query_both_gets "http://127.0.0.1:$API_PORT" 1 || true
 else
   query_both_gets "http://127.0.0.1:$API_PORT" 60 || die "both GETs must answer with items and stores"
+fi
+if [[ $status -eq 99 ]]; then
+  log "FAILED: a threshold was crossed (the load client's summary says which)"
+  exit 99
 fi

@@ -102,9 +102,10 @@ fi
 if [[ "${SMOKE:-true}" != false ]]; then
   for profile in mysql dynamodb; do
     flag=(); [[ "$profile" == dynamodb ]] && flag=(--dynamodb)
-    echo "[test] smoke run: scripts/run-local.sh ${flag[*]} --stores 4 --purchases-per-hour 20" >&2
-    scripts/run-local.sh "${flag[@]}" --stores 4 --purchases-per-hour 20 --label "smoke-$profile" \
-      --run-dir "runs/smoke-$profile" \
+    echo "[test] smoke run: scripts/run-local.sh ${flag[*]} --stores 4 --purchases-per-hour 20 --threshold 'failed<1%'" >&2
+    # A generous threshold, so the client's exit status on thresholds is exercised end to end.
+    scripts/run-local.sh "${flag[@]}" --stores 4 --purchases-per-hour 20 --threshold 'failed<1%' \
+      --label "smoke-$profile" --run-dir "runs/smoke-$profile" \
       || { echo "[test] FAILED: the $profile smoke run; logs in runs/smoke-$profile" >&2; exit 1; }
   done
   echo "[test] smoke runs passed (mysql, dynamodb)" >&2

@@ -14,8 +14,10 @@ public final class ResultFiles {
 
     private static final JsonMapper MAPPER = JsonMapper.builder()
             .enable(SerializationFeature.INDENT_OUTPUT)
-            // Older or newer result files stay readable when fields are added.
+            // Older or newer result files stay readable when fields are added: a number or flag
+            // added later reads as 0 or false from a file written before it.
             .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+            .disable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
             .build();
 
     private ResultFiles() {

@@ -2,8 +2,6 @@ package com.supermarket.loadclient.run;
 
 import java.time.Duration;
 import java.util.Locale;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * Which stores re-send an accepted purchase late ({@code run --late-retries}), and when: after
@@ -17,8 +15,6 @@ import java.util.regex.Pattern;
 record LateRetryPlan(int stores, long afterPurchases, Duration afterTime) {
 
     static final LateRetryPlan NONE = new LateRetryPlan(0, 1, null);
-
-    private static final Pattern TIME = Pattern.compile("(\\d+)(ms|s|m|h)");
 
     LateRetryPlan {
         if (stores < 0 || (afterTime == null) == (afterPurchases <= 0)
@@ -37,17 +33,10 @@ record LateRetryPlan(int stores, long afterPurchases, Duration afterTime) {
         if (value.matches("\\d+")) {
             return new LateRetryPlan(stores, Long.parseLong(value), null);
         }
-        Matcher time = TIME.matcher(value);
-        if (!time.matches()) {
-            throw new IllegalArgumentException("not a count of purchases or a time (500ms, 90s, 5m, 1h): " + after);
+        Duration duration = TimeSpans.parseOrNull(value);
+        if (duration == null) {
+            throw new IllegalArgumentException("not a count of purchases or a time (" + TimeSpans.FORMS + "): " + after);
         }
-        long amount = Long.parseLong(time.group(1));
-        Duration duration = switch (time.group(2)) {
-            case "ms" -> Duration.ofMillis(amount);
-            case "s" -> Duration.ofSeconds(amount);
-            case "m" -> Duration.ofMinutes(amount);
-            default -> Duration.ofHours(amount);
-        };
         return new LateRetryPlan(stores, 0, duration);
     }
 

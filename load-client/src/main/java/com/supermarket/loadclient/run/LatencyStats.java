@@ -19,9 +19,12 @@ final class LatencyStats {
         }
         return new LatencySummary(exactCount,
                 exactSumMicros / (double) exactCount / 1000.0,
-                percentileMicros(micros, 50.0, exactMaxMicros) / 1000.0,
-                percentileMicros(micros, 99.0, exactMaxMicros) / 1000.0,
-                percentileMicros(micros, 99.9, exactMaxMicros) / 1000.0,
+                percentileMs(micros, 50.0, exactMaxMicros),
+                percentileMs(micros, 90.0, exactMaxMicros),
+                percentileMs(micros, 95.0, exactMaxMicros),
+                percentileMs(micros, 99.0, exactMaxMicros),
+                percentileMs(micros, 99.9, exactMaxMicros),
+                percentileMs(micros, 99.99, exactMaxMicros),
                 exactMaxMicros / 1000.0);
     }
 
@@ -29,6 +32,10 @@ final class LatencyStats {
     static LatencySummary summarize(Histogram micros) {
         long count = micros.getTotalCount();
         return summarize(micros, count, Math.round(micros.getMean() * count), micros.getMaxValue());
+    }
+
+    private static double percentileMs(Histogram micros, double percentile, long exactMaxMicros) {
+        return percentileMicros(micros, percentile, exactMaxMicros) / 1000.0;
     }
 
     /**

@@ -13,7 +13,8 @@ import com.supermarket.loadclient.result.RequestType;
  * {@link #recordLag}; one reader (the sampler) may concurrently take {@link #intervalHistogram
  * interval histograms} and {@link #intervalLag}, which the wait-free {@link SingleWriterRecorder}
  * allows without a lock on the writer's path. The exact
- * count, sum and max are plain fields read only after every store of the loop has finished.
+ * count, sum and max, and the paced starts, are plain fields read only after every store of the
+ * loop has finished.
  */
 final class LoopMetrics {
 
@@ -24,6 +25,10 @@ final class LoopMetrics {
     private final long[] sumMicros = new long[TYPES.length];
     private final long[] maxMicros = new long[TYPES.length];
     private final SingleWriterRecorder lag = new SingleWriterRecorder(3);
+    private long pacedStarts;
+    private long lateStarts;
+    private long lateSumNanos;
+    private long lateMaxNanos;
 
     LoopMetrics() {
         for (int i = 0; i < TYPES.length; i++) {
@@ -41,6 +46,23 @@ final class LoopMetrics {
         sumMicros[i] += micros;
         if (micros > maxMicros[i]) {
             maxMicros[i] = micros;
+        }
+    }
+
+    /**
+     * A paced request started.
+     *
+     * @param lateNanos how long after its intended time it started, when it could not start on
+     *                  time for want of a free connection; negative when it started on time
+     */
+    void recordPacedStart(long lateNanos) {
+        pacedStarts++;
+        if (lateNanos >= 0) {
+            lateStarts++;
+            lateSumNanos += lateNanos;
+            if (lateNanos > lateMaxNanos) {
+                lateMaxNanos = lateNanos;
+            }
         }
     }
 
@@ -69,5 +91,21 @@ final class LoopMetrics {
 
     long maxMicros(RequestType type) {
         return maxMicros[type.ordinal()];
+    }
+
+    long pacedStarts() {
+        return pacedStarts;
+    }
+
+    long lateStarts() {
+        return lateStarts;
+    }
+
+    long lateSumNanos() {
+        return lateSumNanos;
+    }
+
+    long lateMaxNanos() {
+        return lateMaxNanos;
     }
 }

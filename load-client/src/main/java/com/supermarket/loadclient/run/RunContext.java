@@ -30,6 +30,11 @@ final class RunContext {
         return id;
     }
 
+    /** The run's start on the {@code nanoTime} clock. */
+    long startNanos() {
+        return startNanos;
+    }
+
     long epochMillis(long nanos) {
         return startEpochMillis + (nanos - startNanos) / 1_000_000L;
     }

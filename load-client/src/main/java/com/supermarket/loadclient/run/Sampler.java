@@ -45,7 +45,12 @@ final class Sampler {
     private final CountDownLatch unfinishedStores;
     private final Map<RequestType, Histogram> totals = new EnumMap<>(RequestType.class);
     private final Map<RequestType, Histogram> atFullLoad = new EnumMap<>(RequestType.class);
+    private final Map<RequestType, Histogram> lastInterval = new EnumMap<>(RequestType.class);
     private final Histogram lagAtFullLoad = LatencyStats.newHistogram();
+    private final Histogram lagOfInterval = LatencyStats.newHistogram();
+    private final HistogramLog histogramLog;
+    private final List<RequestType> sentTypes;
+    private final long durationNanos;
     private final List<TimelinePoint> timeline = new ArrayList<>();
     private final RunContext run;
     private final long pauseRetriesAfterNanos;
@@ -58,10 +63,20 @@ final class Sampler {
     private long fullLoadNanos;
     private long fullLoadSuccesses;
 
-    /** @param unfinishedStores counted down by each store as it finishes */
+    /**
+     * @param expectedRequests the requests of a run of a set count, for the progress; 0 for a timed run
+     * @param durationNanos    a timed run's length, for the progress; 0 for a run of a set count
+     * @param unfinishedStores counted down by each store as it finishes
+     * @param histogramLog     where each interval's histograms go, {@link HistogramLog#NONE} for nowhere
+     * @param sentTypes        the request types the run sends: the ones logged each interval
+     */
     Sampler(LoopMetrics[] loops, int maxStores, FailureTally failures, LongAdder completed, long expectedRequests,
-            List<PhaseGate> gates, CountDownLatch unfinishedStores, long startNanos, ProgressMode progress,
-            PrintStream err, RunContext run, Duration pauseRetriesAfter) {
+            long durationNanos, List<PhaseGate> gates, CountDownLatch unfinishedStores, long startNanos,
+            ProgressMode progress, PrintStream err, RunContext run, Duration pauseRetriesAfter,
+            HistogramLog histogramLog, List<RequestType> sentTypes) {
+        this.histogramLog = histogramLog;
+        this.sentTypes = List.copyOf(sentTypes);
+        this.durationNanos = durationNanos;
         this.run = run;
         this.pauseRetriesAfterNanos = pauseRetriesAfter.toNanos();
         this.lastSuccessNanos = startNanos;
@@ -79,42 +94,51 @@ final class Sampler {
         for (RequestType type : RequestType.values()) {
             totals.put(type, LatencyStats.newHistogram());
             atFullLoad.put(type, LatencyStats.newHistogram());
+            lastInterval.put(type, LatencyStats.newHistogram());
         }
     }
 
     synchronized void sample() {
         long now = System.nanoTime();
         double seconds = Math.max(1e-9, (now - lastNanos) / 1e9);
+        double fromSeconds = (lastNanos - startNanos) / 1e9;
+        double toSeconds = (now - startNanos) / 1e9;
         long successes = 0;
-        Histogram posts = LatencyStats.newHistogram();
         int active = activeStores();
         boolean fullNow = active == maxStores && unfinishedStores.getCount() == maxStores;
         boolean fullInterval = fullAtLastSample && fullNow;
         for (RequestType type : RequestType.values()) {
-            Histogram total = totals.get(type);
+            Histogram interval = lastInterval.get(type);
+            interval.reset();
             for (LoopMetrics loop : loops) {
-                Histogram interval = loop.intervalHistogram(type);
-                if (interval.getTotalCount() > 0) {
-                    total.add(interval);
-                    if (fullInterval) {
-                        atFullLoad.get(type).add(interval);
-                    }
-                    successes += interval.getTotalCount();
-                    if (type == RequestType.POST) {
-                        posts.add(interval);
-                    }
+                Histogram ofLoop = loop.intervalHistogram(type);
+                if (ofLoop.getTotalCount() > 0) {
+                    interval.add(ofLoop);
                 }
             }
-        }
-        for (LoopMetrics loop : loops) {
-            Histogram lag = loop.intervalLag(); // drained every interval, kept only in the window
-            if (fullInterval) {
-                lagAtFullLoad.add(lag);
+            if (interval.getTotalCount() > 0) {
+                totals.get(type).add(interval);
+                if (fullInterval) {
+                    atFullLoad.get(type).add(interval);
+                }
+                successes += interval.getTotalCount();
+            }
+            if (sentTypes.contains(type)) {
+                histogramLog.interval(type.csvName(), fromSeconds, toSeconds, interval);
             }
         }
+        lagOfInterval.reset();
+        for (LoopMetrics loop : loops) {
+            lagOfInterval.add(loop.intervalLag()); // drained every interval, kept only in the window
+        }
+        if (fullInterval) {
+            lagAtFullLoad.add(lagOfInterval);
+        }
+        histogramLog.interval(HistogramLog.LOOP_LAG, fromSeconds, toSeconds, lagOfInterval);
+        Histogram posts = lastInterval.get(RequestType.POST);
         long failedNow = failures.failedAttempts();
         long completedNow = completed.sum();
-        timeline.add(new TimelinePoint((now - startNanos) / 1e9, successes / seconds,
+        timeline.add(new TimelinePoint(toSeconds, successes / seconds,
                 (failedNow - lastFailed) / seconds,
                 posts.getTotalCount() == 0 ? 0 : posts.getValueAtPercentile(50.0) / 1000.0,
                 posts.getTotalCount() == 0 ? 0 : posts.getValueAtPercentile(99.0) / 1000.0,
@@ -174,15 +198,22 @@ final class Sampler {
         return active;
     }
 
+    private static String clock(long seconds) {
+        return String.format(Locale.ROOT, "%02d:%02d:%02d", seconds / 3600, seconds / 60 % 60, seconds % 60);
+    }
+
     private void printProgress(long now, long done, double rate, long failed) {
         if (progress == ProgressMode.OFF || progress == ProgressMode.AUTO) {
             return;
         }
-        double fraction = expectedRequests == 0 ? 1 : Math.min(1.0, done / (double) expectedRequests);
+        double fraction = durationNanos > 0 ? Math.min(1.0, (now - startNanos) / (double) durationNanos)
+                : expectedRequests == 0 ? 1 : Math.min(1.0, done / (double) expectedRequests);
         long elapsed = (now - startNanos) / 1_000_000_000L;
-        String status = String.format(Locale.ROOT, "%5.1f%% %,d/%,d req  %,.0f req/s  failed attempts %,d  stores %d/%d  %02d:%02d:%02d",
-                fraction * 100, done, expectedRequests, rate, failed, activeStores(), maxStores,
-                elapsed / 3600, elapsed / 60 % 60, elapsed % 60);
+        String requests = durationNanos > 0 ? String.format(Locale.ROOT, "%,d req", done)
+                : String.format(Locale.ROOT, "%,d/%,d req", done, expectedRequests);
+        String status = String.format(Locale.ROOT, "%5.1f%% %s  %,.0f req/s  failed attempts %,d  stores %d/%d  %s%s",
+                fraction * 100, requests, rate, failed, activeStores(), maxStores, clock(elapsed),
+                durationNanos > 0 ? " of " + clock(durationNanos / 1_000_000_000L) : "");
         if (progress == ProgressMode.BAR) {
             int filled = (int) Math.round(fraction * BAR_WIDTH);
             err.print("\r[" + "#".repeat(filled) + " ".repeat(BAR_WIDTH - filled) + "] " + status + "  ");

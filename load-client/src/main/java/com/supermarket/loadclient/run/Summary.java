@@ -1,5 +1,6 @@
 package com.supermarket.loadclient.run;
 
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
@@ -8,6 +9,7 @@ import com.supermarket.loadclient.result.LatencySummary;
 import com.supermarket.loadclient.result.PurchaseOutcomes;
 import com.supermarket.loadclient.result.RequestType;
 import com.supermarket.loadclient.result.RunResult;
+import com.supermarket.loadclient.result.ThresholdResult;
 
 /** Formats a run's result for people. Stateless. */
 final class Summary {
@@ -18,10 +20,18 @@ final class Summary {
     static String format(RunResult result) {
         StringBuilder text = new StringBuilder();
         var p = result.parameters();
-        text.append(String.format(Locale.ROOT, "Run '%s': %d stores, %d purchases/hour/store, %s%s, %s%n",
-                result.label(), p.maxStores(), p.purchasesPerHour(), result.mode().equals("open") ? "open model at " : "closed loop",
+        text.append(String.format(Locale.ROOT, "Run '%s': %d stores, %s, %s%s%s, %s%n",
+                result.label(), p.maxStores(),
+                p.timed() ? String.format(Locale.ROOT, "for %s", seconds(p.durationSeconds()))
+                        : p.purchasesPerHour() + " purchases/hour/store",
+                result.mode().equals("open") ? "open model at " : "closed loop",
                 result.mode().equals("open") ? String.format(Locale.ROOT, "%,.0f req/s", p.rate()) : "",
+                p.maxInFlightPerStore() > 1 ? ", up to " + p.maxInFlightPerStore() + " in flight per store" : "",
                 result.baseUrl()));
+        if (result.interrupted()) {
+            text.append(String.format(Locale.ROOT, "  INTERRUPTED  after %,.1f s; %,d requests in flight went unanswered within the %d s grace%n",
+                    result.wallTimeSeconds(), result.unansweredAtStop(), LoadRun.STOP_GRACE.toSeconds()));
+        }
         text.append(String.format(Locale.ROOT, "  successful   %,d%n", result.successful()));
         text.append(String.format(Locale.ROOT, "  failed       %,d for good (first tries failed %,d, retries %,d, retries allowed %d)%n",
                 result.failed(), result.firstTryFailures(), result.retries(), p.retries()));
@@ -47,8 +57,15 @@ final class Summary {
         result.processCpuSeconds().forEach((name, seconds) -> text.append(String.format(Locale.ROOT,
                 "  CPU %-12s %,.1f s, %.3f ms per successful request%n", name, seconds,
                 result.successful() == 0 ? 0 : seconds * 1000 / result.successful())));
-        text.append(String.format(Locale.ROOT, "  latency ms   %10s %9s %9s %9s %9s %9s%n",
-                "count", "mean", "median", "p99", "p99.9", "max"));
+        if (result.mode().equals("open")) {
+            var pacing = result.pacing();
+            text.append(String.format(Locale.ROOT, "  late starts  %,d of %,d paced sends (%.2f%%: no free connection at their time; mean %.2f ms, max %.2f ms late; none dropped)%n",
+                    pacing.lateStarts(), pacing.intendedSends(),
+                    pacing.intendedSends() == 0 ? 0 : 100.0 * pacing.lateStarts() / pacing.intendedSends(),
+                    pacing.meanLateMs(), pacing.maxLateMs()));
+        }
+        text.append(String.format(Locale.ROOT, "  latency ms   %10s %9s %9s %9s %9s %9s %9s %9s %9s%n",
+                "count", "mean", "p50", "p90", "p95", "p99", "p99.9", "p99.99", "max"));
         appendLatency(text, result.latency());
         FullLoad full = result.fullLoad();
         if (full.seconds() > 0) {
@@ -62,7 +79,37 @@ final class Summary {
         result.phases().forEach(phase -> text.append(String.format(Locale.ROOT, "  phase %-7s stores %d..%d %s%n",
                 phase.name(), phase.firstStore(), phase.lastStore(),
                 phase.atSeconds() < 0 ? "did not start" : String.format(Locale.ROOT, "started at %.1f s", phase.atSeconds()))));
+        appendThresholds(text, result.thresholds());
         return text.toString();
+    }
+
+    private static void appendThresholds(StringBuilder text, List<ThresholdResult> thresholds) {
+        if (thresholds.isEmpty()) {
+            return;
+        }
+        long passed = thresholds.stream().filter(ThresholdResult::passed).count();
+        text.append(String.format(Locale.ROOT, "  thresholds   %d of %d held%n", passed, thresholds.size()));
+        for (ThresholdResult threshold : thresholds) {
+            text.append(String.format(Locale.ROOT, "    %-4s %-28s measured %s%n", threshold.passed() ? "pass" : "FAIL",
+                    threshold.threshold(), measured(threshold)));
+        }
+    }
+
+    private static String measured(ThresholdResult threshold) {
+        if (threshold.measured() == null) {
+            return "nothing (no successful request of that type)";
+        }
+        return switch (threshold.unit()) {
+            case "ms" -> String.format(Locale.ROOT, "%.3f ms", threshold.measured());
+            case "%" -> String.format(Locale.ROOT, "%.4f%%", threshold.measured());
+            case "requests" -> String.format(Locale.ROOT, "%,.0f failed", threshold.measured());
+            default -> String.format(Locale.ROOT, "%,.1f req/s", threshold.measured());
+        };
+    }
+
+    private static String seconds(double seconds) {
+        return seconds == Math.rint(seconds) ? String.format(Locale.ROOT, "%,.0f s", seconds)
+                : String.format(Locale.ROOT, "%,.3f s", seconds);
     }
 
     private static void appendLatency(StringBuilder text, Map<RequestType, LatencySummary> latency) {
@@ -75,8 +122,9 @@ final class Summary {
     }
 
     private static void appendLine(StringBuilder text, String name, LatencySummary l, String note) {
-        text.append(String.format(Locale.ROOT, "  %-12s %,10d %9.2f %9.2f %9.2f %9.2f %9.2f%s%n",
-                name, l.count(), l.meanMs(), l.medianMs(), l.p99Ms(), l.p999Ms(), l.maxMs(), note));
+        text.append(String.format(Locale.ROOT, "  %-12s %,10d %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f%s%n",
+                name, l.count(), l.meanMs(), l.medianMs(), l.p90Ms(), l.p95Ms(), l.p99Ms(), l.p999Ms(), l.p9999Ms(),
+                l.maxMs(), note));
     }
 
     private static String failureDetail(RunResult result) {

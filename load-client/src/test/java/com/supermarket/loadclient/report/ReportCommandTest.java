@@ -145,21 +145,21 @@ class ReportCommandTest {
                 run.wallTimeSeconds(), run.successful(), run.failed(), run.throughput(), run.successThroughput(),
                 run.failuresByStatus(), run.failuresByError(), run.latency(), run.phases(), run.timeline(),
                 run.csvWriterBusySeconds(), run.firstTryFailures(), run.retries(), clientCpu, processes, run.fullLoad(),
-                run.purchases());
+                run.purchases(), false, 0, null, null, List.of(), null);
     }
 
     private static RunResult paced(RunResult run, double rate) {
         RunParameters p = run.parameters();
         return new RunResult(run.label(), run.baseUrl(), "open", new RunParameters(p.maxStores(), p.customersPerStore(),
                 p.maxItemId(), p.purchasesPerHour(), p.itemsPerPurchase(), p.date(), p.getRatio(), rate, p.timeoutSeconds(),
-                p.retries()), run.startedAt(), run.wallTimeSeconds(), run.successful(), run.failed(), run.throughput(),
+                p.retries(), 0, 1), run.startedAt(), run.wallTimeSeconds(), run.successful(), run.failed(), run.throughput(),
                 run.successThroughput(), run.failuresByStatus(), run.failuresByError(), run.latency(), run.phases(),
                 run.timeline(), run.csvWriterBusySeconds(), run.firstTryFailures(), run.retries(), run.clientCpuSeconds(),
-                run.processCpuSeconds(), run.fullLoad(), run.purchases());
+                run.processCpuSeconds(), run.fullLoad(), run.purchases(), false, 0, null, null, List.of(), null);
     }
 
     private static RunResult result(String label, int stores, double throughput, double p99) {
-        RunParameters parameters = new RunParameters(stores, 1000, 100_000, 300, 5, "20210101", 0, 0, 30, 0);
+        RunParameters parameters = new RunParameters(stores, 1000, 100_000, 300, 5, "20210101", 0, 0, 30, 0, 0, 1);
         long requests = stores * 9L * 300;
         List<TimelinePoint> timeline = List.of(
                 new TimelinePoint(1, throughput * 0.5, 0, p99 / 3, p99, p99 * 2, stores / 4),
@@ -167,14 +167,18 @@ class ReportCommandTest {
                 new TimelinePoint(3, throughput * 1.1, 0, p99 / 2, p99 * 0.9, p99 * 2, stores));
         return new RunResult(label, "http://localhost:8080", "closed", parameters, Instant.parse("2026-01-01T00:00:00Z"),
                 requests / throughput, requests, 0, throughput, throughput, Map.of(), Map.of(),
-                Map.of(RequestType.POST, new LatencySummary(requests, p99 / 4, p99 / 5, p99, p99 * 2, p99 * 4)),
+                Map.of(RequestType.POST, latency(requests, p99 / 4, p99 / 5, p99, p99 * 2, p99 * 4)),
                 List.of(new PhaseStart("east", 1, stores / 4, 0), new PhaseStart("central", stores / 4 + 1, stores / 2, 1),
                         new PhaseStart("west", stores / 2 + 1, stores, 2)),
                 timeline, 0, 0, 0, requests * 20e-6, Map.of("purchase-api", requests * 0.15e-3),
                 new FullLoad(1, throughput * 1.1, Map.of(
-                        RequestType.POST, new LatencySummary(requests / 3, p99 / 3, p99 / 4, p99 * 1.1, p99 * 2, p99 * 3),
-                        RequestType.GET_STORE, new LatencySummary(requests / 30, p99 / 10, p99 / 12, p99 / 5, p99 / 4, p99 / 2)),
-                        new LatencySummary(1000, p99 / 40, p99 / 80, p99 / 20, p99 / 10, p99 / 5)),
-                new PurchaseOutcomes(requests, 0, 0, null));
+                        RequestType.POST, latency(requests / 3, p99 / 3, p99 / 4, p99 * 1.1, p99 * 2, p99 * 3),
+                        RequestType.GET_STORE, latency(requests / 30, p99 / 10, p99 / 12, p99 / 5, p99 / 4, p99 / 2)),
+                        latency(1000, p99 / 40, p99 / 80, p99 / 20, p99 / 10, p99 / 5)),
+                new PurchaseOutcomes(requests, 0, 0, null), false, 0, null, null, List.of(), null);
+    }
+
+    private static LatencySummary latency(long count, double mean, double median, double p99, double p999, double max) {
+        return new LatencySummary(count, mean, median, (median + p99) / 2, (median + p99) / 2, p99, p999, p999, max);
     }
 }

@@ -44,9 +44,12 @@ class LatencyStatsTest {
         assertThat(summary.meanMs()).isCloseTo(sum / (double) all.length / 1000.0, within(1e-9));
         assertThat(summary.maxMs()).isEqualTo(max / 1000.0);
         assertThat(summary.medianMs()).isEqualTo(expectedMs(total, all, 50.0, max));
+        assertThat(summary.p90Ms()).isEqualTo(expectedMs(total, all, 90.0, max));
+        assertThat(summary.p95Ms()).isEqualTo(expectedMs(total, all, 95.0, max));
         assertThat(summary.p99Ms()).isEqualTo(expectedMs(total, all, 99.0, max));
         assertThat(summary.p999Ms()).isEqualTo(expectedMs(total, all, 99.9, max));
-        for (double p : new double[] { 50.0, 99.0, 99.9 }) {
+        assertThat(summary.p9999Ms()).isEqualTo(expectedMs(total, all, 99.99, max));
+        for (double p : new double[] { 50.0, 90.0, 95.0, 99.0, 99.9, 99.99 }) {
             long exact = nearestRank(all, p);
             // Within the histogram's 3 significant digits of the brute-force value, never below it.
             assertThat(LatencyStats.percentileMicros(total, p, max)).isBetween(exact, exact + exact / 1000 + 1);
@@ -62,7 +65,9 @@ class LatencyStatsTest {
         LatencySummary summary = LatencyStats.summarize(total, 1, 123_456, 123_456);
 
         assertThat(summary.medianMs()).isEqualTo(123.456);
+        assertThat(summary.p90Ms()).isEqualTo(123.456);
         assertThat(summary.p999Ms()).isEqualTo(123.456);
+        assertThat(summary.p9999Ms()).isEqualTo(123.456);
         assertThat(summary.maxMs()).isEqualTo(123.456);
     }
 

@@ -72,7 +72,7 @@ class LoadRunTest {
     @Test
     void mixesInBothGetQueriesAtTheRequestedRatio() throws Exception {
         try (StubApi api = new StubApi(request -> request.method().equals("POST") ? 201 : 200)) {
-            RunParameters parameters = new RunParameters(4, 1000, 100_000, 10, 5, "20210101", 0.2, 0, 10, 0);
+            RunParameters parameters = new RunParameters(4, 1000, 100_000, 10, 5, "20210101", 0.2, 0, 10, 0, 0, 1);
             RunResult result = Runs.run(api.baseUrl(), parameters, null);
 
             Map<String, Long> byKind = api.requests().stream().collect(Collectors.groupingBy(
@@ -92,7 +92,7 @@ class LoadRunTest {
     @Test
     void eachStoreAsksAtItsOwnPointOfTheGetCycle() throws Exception {
         try (StubApi api = new StubApi(request -> request.method().equals("POST") ? 201 : 200)) {
-            RunParameters parameters = new RunParameters(8, 1000, 100_000, 10, 5, "20210101", 0.1, 0, 10, 0);
+            RunParameters parameters = new RunParameters(8, 1000, 100_000, 10, 5, "20210101", 0.1, 0, 10, 0, 0, 1);
             Runs.run(api.baseUrl(), parameters, null);
 
             // A store's first query is about its own store; count the store's POSTs before it.
@@ -123,7 +123,7 @@ class LoadRunTest {
         Files.writeString(keys, "# <store or manager> <key> <label>\n1 tk_one till-1\n1 tk_one_b till-2\n2 tk_two till-1\n"
                 + "3 tk_three till-1\nmanager tk_boss manager-1\n");
         try (StubApi api = new StubApi(request -> request.method().equals("POST") ? 201 : 200)) {
-            RunParameters parameters = new RunParameters(3, 1000, 100_000, 10, 5, "20210101", 0.2, 0, 10, 0);
+            RunParameters parameters = new RunParameters(3, 1000, 100_000, 10, 5, "20210101", 0.2, 0, 10, 0, 0, 1);
             RunResult result = Runs.run(api.baseUrl(), parameters, null, RunSettings.PAUSE_RETRIES_AFTER,
                     TillKeyFile.read(keys));
 
@@ -334,7 +334,7 @@ class LoadRunTest {
             }
             return 201;
         })) {
-            RunParameters paced = new RunParameters(1, 1000, 100_000, 1, 5, "20210101", 0, 20, 10, 0);
+            RunParameters paced = new RunParameters(1, 1000, 100_000, 1, 5, "20210101", 0, 20, 10, 0, 0, 1);
             RunResult result = Runs.run(api.baseUrl(), paced, csv);
 
             List<long[]> records = Files.readAllLines(csv).stream().skip(1).map(line -> line.split(","))

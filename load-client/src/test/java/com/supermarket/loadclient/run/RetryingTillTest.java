@@ -124,7 +124,7 @@ class RetryingTillTest {
             }
             return 400;
         })) {
-            RunParameters quickTimeout = new RunParameters(1, 1000, 100_000, 1, 5, "20210101", 0, 0, 0.2, 3);
+            RunParameters quickTimeout = new RunParameters(1, 1000, 100_000, 1, 5, "20210101", 0, 0, 0.2, 3, 0, 1);
             RunResult result = Runs.run(api.baseUrl(), quickTimeout, null);
 
             assertThat(result.failed()).isEqualTo(9);
@@ -144,7 +144,7 @@ class RetryingTillTest {
             }
             return 201;
         })) {
-            RunParameters quickTimeout = new RunParameters(2, 1000, 100_000, 1, 5, "20210101", 0, 0, 0.3, 3);
+            RunParameters quickTimeout = new RunParameters(2, 1000, 100_000, 1, 5, "20210101", 0, 0, 0.3, 3, 0, 1);
             RunResult result = Runs.run(api.baseUrl(), quickTimeout, null);
 
             assertThat(result.successful()).isEqualTo(18);

@@ -21,7 +21,35 @@ class RunCommandTest {
 
         assertThat(usage).contains("http://localhost:8080", "Default: 1000", "Default: 100000", "Default: 300",
                 "Default: 5", "Default: 20210101", "--label", "--csv", "--out", "--rate", "--get-ratio", "--retries",
-                "Default: " + RunCommand.RETRIES_RIDING_OUT_A_RESTART, "Retry-After", "--io-threads", "--watch-pid");
+                "Default: " + RunCommand.RETRIES_RIDING_OUT_A_RESTART, "Retry-After", "--io-threads", "--watch-pid",
+                "--duration", "--threshold", "--hlog", "--environment", "--max-in-flight-per-store", "Default: 1",
+                "one record per attempt", "99 a --threshold was crossed", "130 stopped by SIGINT",
+                "never dropped");
+        assertThat(usage).doesNotContain("virtual thread", "one record per request");
+    }
+
+    @Test
+    void refusesADurationThatIsNotATimeAndAQueryThresholdWithoutQueries() {
+        StringWriter duration = new StringWriter();
+        int status = new CommandLine(new RunCommand()).setErr(new PrintWriter(duration)).execute("--duration", "2 weeks");
+        assertThat(status).isEqualTo(2);
+        assertThat(duration.toString()).contains("--duration must be a positive time (500ms, 90s, 2m, 1h): 2 weeks");
+
+        StringWriter zero = new StringWriter();
+        status = new CommandLine(new RunCommand()).setErr(new PrintWriter(zero)).execute("--duration", "0s");
+        assertThat(status).isEqualTo(2);
+
+        StringWriter gets = new StringWriter();
+        status = new CommandLine(new RunCommand()).setErr(new PrintWriter(gets))
+                .execute("--threshold", "GET_STORE.p99<10ms");
+        assertThat(status).isEqualTo(2);
+        assertThat(gets.toString()).contains("the run sends no GET_STORE requests (--get-ratio is 0)");
+
+        StringWriter inFlight = new StringWriter();
+        status = new CommandLine(new RunCommand()).setErr(new PrintWriter(inFlight))
+                .execute("--max-in-flight-per-store", "0");
+        assertThat(status).isEqualTo(2);
+        assertThat(inFlight.toString()).contains("--max-in-flight-per-store must be at least 1");
     }
 
     @Test

@@ -21,7 +21,7 @@ final class Runs {
     }
 
     static RunParameters standard(int stores, int purchasesPerHour, int retries) {
-        return new RunParameters(stores, 1000, 100_000, purchasesPerHour, 5, "20210101", 0, 0, 10, retries);
+        return new RunParameters(stores, 1000, 100_000, purchasesPerHour, 5, "20210101", 0, 0, 10, retries, 0, 1);
     }
 
     static RunResult run(URI baseUrl, RunParameters parameters, Path csv) throws InterruptedException {
@@ -53,9 +53,32 @@ final class Runs {
 
     static RunResult run(URI baseUrl, RunParameters parameters, Path csv, Duration pauseRetriesAfter, TillKeyFile tillKeys,
             LateRetryPlan lateRetries, boolean allStoresAtOnce) throws InterruptedException {
-        RunSettings settings = new RunSettings(baseUrl, "test", parameters, csv, ProgressMode.OFF,
+        RunSettings settings = new RunSettings(baseUrl, "test", parameters, csv, null, ProgressMode.OFF,
                 Duration.ofMillis(100), 42, 2, Map.of(), pauseRetriesAfter, tillKeys, lateRetries, allStoresAtOnce);
+        return quietly(settings, new RunStop());
+    }
+
+    /**
+     * A profile with the newer knobs: GETs, a pace, a duration, more than one request in flight.
+     *
+     * @param rate            0 = closed loop
+     * @param durationSeconds 0 = nine hours of {@code purchasesPerHour}
+     */
+    static RunParameters profile(int stores, int purchasesPerHour, double getRatio, double rate, double durationSeconds,
+            int maxInFlightPerStore) {
+        return new RunParameters(stores, 1000, 100_000, purchasesPerHour, 5, "20210101", getRatio, rate, 10, 0,
+                durationSeconds, maxInFlightPerStore);
+    }
+
+    /** Settings as the tests use them (two loops, 100 ms samples), with a histogram log or none. */
+    static RunSettings settings(URI baseUrl, RunParameters parameters, Path histogramLog, boolean allStoresAtOnce) {
+        return new RunSettings(baseUrl, "test", parameters, null, histogramLog, ProgressMode.OFF, Duration.ofMillis(100),
+                42, 2, Map.of(), RunSettings.PAUSE_RETRIES_AFTER, null, LateRetryPlan.NONE, allStoresAtOnce);
+    }
+
+    /** Runs without output; {@code stop} may end the run early. */
+    static RunResult quietly(RunSettings settings, RunStop stop) throws InterruptedException {
         PrintStream quiet = new PrintStream(OutputStream.nullOutputStream());
-        return new LoadRun(settings, quiet).execute();
+        return new LoadRun(settings, quiet, stop).execute();
     }
 }
