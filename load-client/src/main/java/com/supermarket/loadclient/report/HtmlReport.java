@@ -69,18 +69,34 @@ final class HtmlReport {
         Files.writeString(html, page, StandardCharsets.UTF_8);
     }
 
-    /** Headings ({@code #}, {@code ##}), tables (a header, a separator with alignments, rows) and paragraphs. */
+    /**
+     * Headings ({@code #} to {@code ###}), tables (a header, a separator with alignments, rows),
+     * fenced code blocks and paragraphs: what the report and {@code scripts/benchmark.sh} write.
+     */
     static String body(String markdown) {
         StringBuilder html = new StringBuilder();
         List<String> table = new ArrayList<>();
+        boolean code = false;
         for (String line : markdown.split("\n", -1)) {
+            if (line.startsWith("```")) {
+                html.append(table(table)).append(code ? "</pre>\n" : "<pre>");
+                table.clear();
+                code = !code;
+                continue;
+            }
+            if (code) {
+                html.append(escape(line)).append('\n');
+                continue;
+            }
             if (line.startsWith("|")) {
                 table.add(line);
                 continue;
             }
             html.append(table(table));
             table.clear();
-            if (line.startsWith("## ")) {
+            if (line.startsWith("### ")) {
+                html.append("<h3>").append(inline(line.substring(4))).append("</h3>\n");
+            } else if (line.startsWith("## ")) {
                 html.append("<h2>").append(inline(line.substring(3))).append("</h2>\n");
             } else if (line.startsWith("# ")) {
                 html.append("<h1>").append(inline(line.substring(2))).append("</h1>\n");
@@ -88,7 +104,7 @@ final class HtmlReport {
                 html.append("<p>").append(inline(line)).append("</p>\n");
             }
         }
-        return html.append(table(table)).toString();
+        return html.append(table(table)).append(code ? "</pre>\n" : "").toString();
     }
 
     private static String table(List<String> lines) {

@@ -52,6 +52,10 @@ public final class ReportCommand implements Callable<Integer> {
             + "may be: lower for throughput, higher for latency, failures and CPU (a baseline of 0 allows no increase).")
     private String tolerance = "10%";
 
+    @Option(names = "--append", paramLabel = "FILE.md", description = "Markdown added at the end of report.md and "
+            + "report.html (headings, tables, fenced code); repeatable.")
+    private List<Path> appended = new ArrayList<>();
+
     @Override
     public Integer call() throws Exception {
         double allowed = BaselineComparison.parseTolerance(tolerance);
@@ -79,6 +83,9 @@ public final class ReportCommand implements Callable<Integer> {
             table += String.format(Locale.ROOT, "%n## Against the baseline %s, tolerance %s%n%n%s%n%s%n", baseline.getFileName(),
                     tolerance, BaselineComparison.markdown(deltas), passed ? "Every judged metric passed."
                             : "**FAILED**: a metric is worse than the baseline by more than the tolerance.");
+        }
+        for (Path file : appended) {
+            table += "\n" + Files.readString(file, StandardCharsets.UTF_8);
         }
         String markdown = "# Load client report\n\n" + table;
         Files.writeString(outDir.resolve("report.md"), markdown, StandardCharsets.UTF_8);
