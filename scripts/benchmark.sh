@@ -8,8 +8,9 @@
 # milliseconds per purchase by process.
 # After each run it also reads from the management API how many messages each shard queue of
 # both sharded exchanges received, and reports the balance (max/min) per exchange.
-# Everything (each run's JSON, the service logs, report.md and the PNG charts) lands in one
-# folder, runs/benchmark-<UTC time>/. Stops what it started, even on Ctrl-C or failure.
+# Everything (each run's JSON, the service logs, report.md, the PNG charts and report.html, a single
+# file with the tables and the charts inline) lands in one folder, runs/benchmark-<UTC time>/.
+# Stops what it started, even on Ctrl-C or failure.
 #
 # Usage: scripts/benchmark.sh [options] [-- extra load-client run options]
 #   --stores "N ..."        store counts (default "32 64 128 256")
@@ -362,13 +363,16 @@ else
   LAUNCH_PREFIX=""
 fi
 
-"$JAVA" -jar "$(jar_of load-client)" report --out-dir "$RUN_DIR" "${results[@]}"
+appended=()
 if compgen -G "$RUN_DIR/*.shards.md" >/dev/null; then
-  { echo; echo "## Messages per shard queue"; echo
+  { echo "## Messages per shard queue"; echo
     echo "Batch messages each shard queue of both sharded exchanges received during each run (the management"
     echo "API's publish counts), and the balance over the shards, max/min."; echo
-    cat "$RUN_DIR"/*.shards.md; } >>"$RUN_DIR/report.md"
+    cat "$RUN_DIR"/*.shards.md; } >"$RUN_DIR/shards.md"
+  appended=(--append "$RUN_DIR/shards.md")
 fi
+# report.md and report.html (one file, the charts inline) beside the PNG charts.
+"$JAVA" -jar "$(jar_of load-client)" report --out-dir "$RUN_DIR" "${appended[@]}" "${results[@]}"
 if [[ ${#crossed[@]} -gt 0 ]]; then
   log "FAILED: thresholds crossed in ${crossed[*]}"
   exit 99

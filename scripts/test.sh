@@ -62,6 +62,13 @@ if ! command -v promtool >/dev/null 2>&1; then
   [[ -z "$policy" ]] || rm -f "$policy"
 fi
 
+# The load client's HTML report test opens the report in headless Chromium.
+if ! command -v chromium >/dev/null 2>&1; then
+  echo "[test] installing chromium (Debian package chromium)" >&2
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null
+fi
+
 ./mvnw -B -ntp verify -Dtest.services="$TEST_SERVICES" "$@"
 
 # Terraform's own checks need the terraform binary (and its registry for validate); the

@@ -5,10 +5,12 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import java.util.stream.Collectors;
 
 import com.supermarket.loadclient.result.FullLoad;
 import com.supermarket.loadclient.result.LatencySummary;
 import com.supermarket.loadclient.result.RequestType;
+import com.supermarket.loadclient.result.RunEnvironment;
 import com.supermarket.loadclient.result.RunResult;
 
 /** Markdown tables of several runs, one row each, in the order given. Stateless. */
@@ -88,6 +90,62 @@ final class ReportTable {
                 table.append(medianAndP99(full.latency().get(type)));
             }
             table.append(medianAndP99(full.clientLoopLag())).append('\n');
+        }
+        return table.toString();
+    }
+
+    /**
+     * Per run and request type answered: count, mean and every recorded percentile ("-" for a
+     * percentile a result file predates, read as 0).
+     */
+    static String distributionMarkdown(List<RunResult> runs) {
+        StringBuilder table = new StringBuilder("| label | stores | mode | offered req/s | request | count | mean ms "
+                + "| p50 | p90 | p95 | p99 | p99.9 | p99.99 | max ms |\n|---|---:|---|---:|---|---:|"
+                + "---:|".repeat(8) + "\n");
+        for (RunResult run : runs) {
+            for (RequestType type : RequestType.values()) {
+                LatencySummary l = run.latency().get(type);
+                if (l == null || l.count() == 0) {
+                    continue;
+                }
+                table.append(String.format(Locale.ROOT, "| %s | %d | %s | %s | %s | %,d |", run.label(),
+                        run.parameters().maxStores(), run.mode(), offered(run), type.csvName(), l.count()));
+                for (double ms : new double[] { l.meanMs(), l.medianMs(), l.p90Ms(), l.p95Ms(), l.p99Ms(), l.p999Ms(),
+                        l.p9999Ms(), l.maxMs() }) {
+                    table.append(ms == 0 ? " - |" : String.format(Locale.ROOT, " %.2f |", ms));
+                }
+                table.append('\n');
+            }
+        }
+        return table.toString();
+    }
+
+    /** Per run, where it was made ({@link RunEnvironment}); "-" throughout for files written before it was recorded. */
+    static String environmentMarkdown(List<RunResult> runs) {
+        StringBuilder table = new StringBuilder("| label | stores | mode | offered req/s | commit | host | cores | CPU "
+                + "| memory GiB | JVM | load avg start / end | declared | command line |\n"
+                + "|---|---:|---|---:|---|---|---:|---|---:|---|---:|---|---|\n");
+        for (RunResult run : runs) {
+            table.append(String.format(Locale.ROOT, "| %s | %d | %s | %s |", run.label(), run.parameters().maxStores(),
+                    run.mode(), offered(run)));
+            RunEnvironment env = run.environment();
+            if (env == null) {
+                table.append(" - |".repeat(9)).append('\n');
+                continue;
+            }
+            String commit = env.gitCommit() == null ? "-"
+                    : env.gitCommit().substring(0, Math.min(12, env.gitCommit().length()))
+                            + (Boolean.TRUE.equals(env.gitDirty()) ? " (dirty)" : "");
+            String declared = env.declared().entrySet().stream().map(e -> e.getKey() + "=" + e.getValue())
+                    .collect(Collectors.joining(" "));
+            for (String cell : List.of(commit, String.valueOf(env.host()), String.valueOf(env.cores()),
+                    String.valueOf(env.cpuModel()),
+                    String.format(Locale.ROOT, "%.1f", env.memoryBytes() / (1024.0 * 1024 * 1024)), String.valueOf(env.jvm()),
+                    String.format(Locale.ROOT, "%.2f / %.2f", env.loadAverageAtStart(), env.loadAverageAtEnd()),
+                    declared.isEmpty() ? "-" : declared, String.join(" ", env.commandLine()))) {
+                table.append(' ').append(cell.replace("|", "\\|")).append(" |");
+            }
+            table.append('\n');
         }
         return table.toString();
     }

@@ -57,7 +57,7 @@ public final class RunCommand implements Callable<Integer> {
     static final int EXIT_FAILED = 1;
 
     /** A threshold was crossed (k6's exit status for the same). */
-    static final int EXIT_THRESHOLD_CROSSED = 99;
+    public static final int EXIT_THRESHOLD_CROSSED = 99;
 
     /** Stopped by SIGINT or SIGTERM; the results up to then are written. */
     static final int EXIT_INTERRUPTED = 130;

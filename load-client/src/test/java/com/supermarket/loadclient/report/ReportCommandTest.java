@@ -140,7 +140,7 @@ class ReportCommandTest {
         assertThat(Files.readString(out.resolve("report.md"))).contains("| local | 256 | open | 8,000 |");
     }
 
-    private static RunResult withCpu(RunResult run, double clientCpu, Map<String, Double> processes) {
+    static RunResult withCpu(RunResult run, double clientCpu, Map<String, Double> processes) {
         return new RunResult(run.label(), run.baseUrl(), run.mode(), run.parameters(), run.startedAt(),
                 run.wallTimeSeconds(), run.successful(), run.failed(), run.throughput(), run.successThroughput(),
                 run.failuresByStatus(), run.failuresByError(), run.latency(), run.phases(), run.timeline(),
@@ -158,7 +158,7 @@ class ReportCommandTest {
                 run.processCpuSeconds(), run.fullLoad(), run.purchases(), false, 0, null, null, List.of(), null);
     }
 
-    private static RunResult result(String label, int stores, double throughput, double p99) {
+    static RunResult result(String label, int stores, double throughput, double p99) {
         RunParameters parameters = new RunParameters(stores, 1000, 100_000, 300, 5, "20210101", 0, 0, 30, 0, 0, 1);
         long requests = stores * 9L * 300;
         List<TimelinePoint> timeline = List.of(
