@@ -37,6 +37,9 @@
 #                           e.g. 'POST.p99<50ms' 'failed<0.1%' 'rps>5000'); repeatable. A crossed one
 #                           fails that run; the others still run, the report is written, and the
 #                           script exits 99
+#   --metrics-port PORT     each run (the warm-up too) serves live metrics for Prometheus on PORT
+#                           at /metrics while it goes (load-client run --metrics-port), labelled
+#                           run=<its series>; default: none
 #   --kill-api-after S      crash test: S seconds into each run, kill purchase-api with SIGKILL,
 #                           start it again --down-for seconds later (default 3), and fail unless
 #                           the run ends with 0 final failures (the tills retry) and the
@@ -92,6 +95,7 @@ run_dir=""
 warmup_per_hour=90
 duration=""
 thresholds=()
+metrics_options=()
 extra=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -114,6 +118,7 @@ while [[ $# -gt 0 ]]; do
     --warmup-per-hour) warmup_per_hour="$2"; shift 2 ;;
     --duration) duration="$2"; shift 2 ;;
     --threshold) thresholds+=(--threshold "$2"); shift 2 ;;
+    --metrics-port) metrics_options=(--metrics-port "$2"); shift 2 ;;
     --) shift; extra=("$@"); break ;;
     *) echo "unknown option: $1 (see --help)" >&2; exit 1 ;;
   esac
@@ -266,7 +271,7 @@ run_once() {
   # shellcheck disable=SC2046 # watch_pid_options prints words
   "$JAVA" -jar "$(jar_of load-client)" run --base-url "http://127.0.0.1:$API_PORT" --max-stores "$stores" \
     --purchases-per-hour "$per_hour" --label "$series" --rate "$rate" --out "$result" --progress lines \
-    $(watch_pid_options) "${ENVIRONMENT_OPTIONS[@]}" "${measured_options[@]}" "${extra[@]}" >"$RUN_DIR/$name.txt" &
+    $(watch_pid_options) "${ENVIRONMENT_OPTIONS[@]}" "${metrics_options[@]}" "${measured_options[@]}" "${extra[@]}" >"$RUN_DIR/$name.txt" &
   CLIENT_PID=$!
   [[ -z "$kill_api_after" || "$kind" != measured ]] || crash_and_restart_api "$CLIENT_PID"
   wait "$CLIENT_PID" || status=$?

@@ -19,7 +19,8 @@
 #                          the stub always comes from this tree's jar)
 #   -h, --help             this help
 # Environment: CLIENT_JAVA_OPTS, JVM options of the client (e.g. -Dio.netty.transport.noNative=true
-# to measure Netty's NIO transport instead of epoll).
+# to measure Netty's NIO transport instead of epoll); CLIENT_RUN_OPTS, more options of the client's
+# run (e.g. "--metrics-port 9404" to measure the cost of its live metrics).
 # Needs wrk (Debian: apt-get install wrk). Target: the client at >= 0.8x wrk's rate.
 set -euo pipefail
 
@@ -111,7 +112,7 @@ for ((round = 1; round <= rounds; round++)); do
   # shellcheck disable=SC2086 # the options are words
   { time "$JAVA" ${CLIENT_JAVA_OPTS:-} -jar "$jar" run --base-url "$url" --max-stores "$connections" \
       --purchases-per-hour "$per_hour" $([[ "$threads" == 1 ]] || echo "--io-threads $threads") --progress off \
-      --label client-vs-wrk --out "$RUN_DIR/client.json" >"$RUN_DIR/client.txt"; } 2>"$RUN_DIR/client-time.txt"
+      --label client-vs-wrk --out "$RUN_DIR/client.json" ${CLIENT_RUN_OPTS:-} >"$RUN_DIR/client.txt"; } 2>"$RUN_DIR/client-time.txt"
   stub_after="$(ticks "$stub_pid")"
   rate="$(json_number throughput "$RUN_DIR/client.json")"
   requests="$(json_number successful "$RUN_DIR/client.json")"

@@ -34,18 +34,26 @@ final class FailureTally {
     private final AtomicLong nextLogNanos = new AtomicLong(System.nanoTime());
     private final AtomicLong suppressed = new AtomicLong();
     private final PrintStream log;
+    // Null without --metrics-port.
+    private final LiveMetrics live;
 
     FailureTally(PrintStream log) {
+        this(log, null);
+    }
+
+    /** @param live the run's live metrics, or null for none */
+    FailureTally(PrintStream log, LiveMetrics live) {
         this.log = log;
+        this.live = live;
     }
 
     void status(int status, RequestType type, String path, String body) {
-        count(byStatus, Integer.toString(status));
+        count(byStatus, "status", Integer.toString(status));
         log(() -> type.csvName() + " " + path + " -> " + status + " " + snippet(body));
     }
 
     void error(Throwable error, RequestType type, String path) {
-        count(byError, errorKind(error));
+        count(byError, "error", errorKind(error));
         log(() -> type.csvName() + " " + path + " -> " + error);
     }
 
@@ -60,8 +68,11 @@ final class FailureTally {
     }
 
     /** A request failed and will not be sent again. */
-    void gaveUp() {
+    void gaveUp(RequestType type) {
         finalFailures.increment();
+        if (live != null) {
+            live.failed(type);
+        }
     }
 
     /**
@@ -108,8 +119,9 @@ final class FailureTally {
         return snapshot(byError);
     }
 
-    private void count(ConcurrentHashMap<String, LongAdder> counters, String key) {
-        counters.computeIfAbsent(key, k -> new LongAdder()).increment();
+    private void count(ConcurrentHashMap<String, LongAdder> counters, String kind, String key) {
+        counters.computeIfAbsent(key, k -> live == null ? new LongAdder() : live.failedAttempts(kind, k, new LongAdder()))
+                .increment();
         failedAttempts.increment();
     }
 

@@ -46,23 +46,33 @@ final class LoadRun {
     private final RunSettings settings;
     private final PrintStream err;
     private final RunStop stop;
+    private final LiveMetrics live;
 
     LoadRun(RunSettings settings, PrintStream err) {
         this(settings, err, new RunStop());
     }
 
     LoadRun(RunSettings settings, PrintStream err, RunStop stop) {
+        this(settings, err, stop, null);
+    }
+
+    /** @param live where the run's live metrics go ({@code --metrics-port}), or null for nowhere */
+    LoadRun(RunSettings settings, PrintStream err, RunStop stop, LiveMetrics live) {
         this.settings = settings;
         this.err = err;
         this.stop = stop;
+        this.live = live;
     }
 
     RunResult execute() throws InterruptedException {
         int maxStores = settings.parameters().maxStores();
         List<Phase> phases = Phase.split(maxStores);
         List<PhaseGate> gates = phases.stream().map(PhaseGate::new).toList();
-        FailureTally failures = new FailureTally(err);
+        FailureTally failures = new FailureTally(err, live);
         LongAdder completed = new LongAdder();
+        if (live != null) {
+            live.watch(completed);
+        }
         CountDownLatch done = new CountDownLatch(maxStores);
         SplittableRandom seeds = new SplittableRandom(settings.seed());
         LateRetryPlan latePlan = settings.lateRetries();
@@ -73,7 +83,7 @@ final class LoadRun {
             List<EventLoop> loops = transport.loops();
             LoopMetrics[] metrics = new LoopMetrics[loops.size()];
             for (int i = 0; i < metrics.length; i++) {
-                metrics[i] = new LoopMetrics();
+                metrics[i] = new LoopMetrics(live);
             }
             CsvSink.Buffer[] buffers = new CsvSink.Buffer[maxStores];
             Instant startedAt = Instant.now();

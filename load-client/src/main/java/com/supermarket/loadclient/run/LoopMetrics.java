@@ -1,13 +1,18 @@
 package com.supermarket.loadclient.run;
 
+import java.util.concurrent.TimeUnit;
+
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.SingleWriterRecorder;
+
+import io.micrometer.core.instrument.Timer;
 
 import com.supermarket.loadclient.result.RequestType;
 
 /**
  * Latencies of the successful requests of the stores on one event loop, per request type, and the
- * loop's own lag ({@link LoopLag}), in microseconds.
+ * loop's own lag ({@link LoopLag}), in microseconds; also into the run's {@link LiveMetrics} when it
+ * has them.
  * <p>
  * Thread-safety: exactly one writer (the loop's thread) calls {@link #recordSuccess} and
  * {@link #recordLag}; one reader (the sampler) may concurrently take {@link #intervalHistogram
@@ -29,8 +34,18 @@ final class LoopMetrics {
     private long lateStarts;
     private long lateSumNanos;
     private long lateMaxNanos;
+    // Null without --metrics-port: the hot path then only tests for null.
+    private final LiveMetrics live;
+    private final Timer[] liveLatency;
 
     LoopMetrics() {
+        this(null);
+    }
+
+    /** @param live the run's live metrics, or null for none */
+    LoopMetrics(LiveMetrics live) {
+        this.live = live;
+        this.liveLatency = live == null ? null : live.latencyTimers();
         for (int i = 0; i < TYPES.length; i++) {
             // 3 significant digits, auto-resizing. Not packed: there are only a few loops, and
             // adding packed histograms up was a third of the client's CPU when every store had
@@ -47,6 +62,16 @@ final class LoopMetrics {
         if (micros > maxMicros[i]) {
             maxMicros[i] = micros;
         }
+        if (liveLatency != null) {
+            liveLatency[i].record(micros, TimeUnit.MICROSECONDS);
+        }
+    }
+
+    /** A request (not a late re-send) started: for the live in-flight count. */
+    void recordStart() {
+        if (live != null) {
+            live.started();
+        }
     }
 
     /**
@@ -62,6 +87,9 @@ final class LoopMetrics {
             lateSumNanos += lateNanos;
             if (lateNanos > lateMaxNanos) {
                 lateMaxNanos = lateNanos;
+            }
+            if (live != null) {
+                live.lateStart();
             }
         }
     }

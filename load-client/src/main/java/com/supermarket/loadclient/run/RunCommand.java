@@ -188,6 +188,13 @@ public final class RunCommand implements Callable<Integer> {
             + "closed loop's) from the first second to the last store's end, a steady load for long runs (scripts/soak.sh)." })
     private boolean allStoresAtOnce;
 
+    @Option(names = "--metrics-port", paramLabel = "PORT", description = {
+            "Serve live metrics for Prometheus on PORT (every interface) at /metrics while the run goes: "
+            + "loadclient_request_seconds (latency histogram by type), loadclient_requests_total (by type and "
+            + "outcome), loadclient_failed_attempts_total (by reason), loadclient_requests_in_flight, "
+            + "loadclient_late_starts_total; each tagged run=<--label>. Default: none served." })
+    private Integer metricsPort;
+
     @Option(names = "--seed", description = "Random seed for ids (0 = a new one each run).")
     private long seed = 0;
 
@@ -202,7 +209,7 @@ public final class RunCommand implements Callable<Integer> {
         List<Threshold> checks = thresholds(settings);
         PrintStream err = System.err;
         RunStop stop = new RunStop();
-        try (StopSignals signals = StopSignals.install(stop, err)) {
+        try (StopSignals signals = StopSignals.install(stop, err); LiveMetrics live = liveMetrics(settings, err)) {
             if (clientWarmUp) {
                 warmUp(settings, err, stop);
             }
@@ -211,7 +218,7 @@ public final class RunCommand implements Callable<Integer> {
                 return EXIT_INTERRUPTED;
             }
             double loadAtStart = EnvironmentProbe.loadAverage();
-            RunResult measured = new LoadRun(settings, err, stop).execute();
+            RunResult measured = new LoadRun(settings, err, stop, live).execute();
             RunResult result = measured.withVerdict(checks.stream().map(check -> check.check(measured)).toList(),
                     EnvironmentProbe.collect(loadAtStart, spec.commandLine().getParseResult().originalArgs(),
                             clientSettings(), declaredEnvironment), histogramLogEntry(settings.histogramLog()));
@@ -242,6 +249,20 @@ public final class RunCommand implements Callable<Integer> {
             return EXIT_FAILED;
         }
         return result.thresholds().stream().allMatch(ThresholdResult::passed) ? EXIT_OK : EXIT_THRESHOLD_CROSSED;
+    }
+
+    /** The live metrics served on {@code --metrics-port}, or null without it. */
+    private LiveMetrics liveMetrics(RunSettings settings, PrintStream err) {
+        if (metricsPort == null) {
+            return null;
+        }
+        try {
+            LiveMetrics live = LiveMetrics.serve(metricsPort, settings.label());
+            err.printf(Locale.ROOT, "[load-client] live metrics on http://0.0.0.0:%d/metrics%n", live.port());
+            return live;
+        } catch (java.io.IOException e) {
+            throw new ParameterException(spec.commandLine(), "--metrics-port " + metricsPort + ": " + e.getMessage());
+        }
     }
 
     /** Runs {@link RunSettings#warmUpAgainst} against a {@link StubServer} of its own, then closes it. */
@@ -308,6 +329,7 @@ public final class RunCommand implements Callable<Integer> {
         require(ioThreads >= 1, "--io-threads must be at least 1");
         require(lateRetries >= 0 && lateRetries <= maxStores, "--late-retries must be 0..--max-stores");
         require(maxInFlightPerStore >= 1, "--max-in-flight-per-store must be at least 1");
+        require(metricsPort == null || (metricsPort >= 0 && metricsPort <= 65535), "--metrics-port must be 0..65535");
         Duration runFor = duration == null ? Duration.ZERO : TimeSpans.parseOrNull(duration);
         require(runFor != null && (duration == null || !runFor.isZero()),
                 "--duration must be a positive time (" + TimeSpans.FORMS + "): " + duration);

@@ -349,6 +349,9 @@ final class StoreWorker {
             attempt = 0;
             promisedNothing = false;
             requestStartNanos = startNanos;
+            if (!isLateResend) {
+                metrics.recordStart();
+            }
             send();
         }
 
@@ -425,7 +428,7 @@ final class StoreWorker {
                 late.answered(false);
                 return;
             }
-            failures.gaveUp();
+            failures.gaveUp(type);
             if (type == RequestType.POST) {
                 failures.purchaseFailed(promisedNothing);
             }

@@ -5,6 +5,10 @@ import static org.awaitility.Awaitility.await;
 
 import java.io.IOException;
 import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -73,6 +77,51 @@ class RunProcessTest {
             }
             assertThat(logged).isEqualTo(result.postLatency().count());
         }
+    }
+
+    @Test
+    void servesLiveMetricsThatGrowDuringTheRunAndPromtoolAccepts() throws Exception {
+        try (StubServer stub = StubServer.start("127.0.0.1", 0, 1)) {
+            int port = freePort();
+            Launched client = start("run", "--base-url", "http://127.0.0.1:" + stub.port(), "--max-stores", "8",
+                    "--duration", "10m", "--rate", "2000", "--all-stores-at-once", "--label", "live test",
+                    "--metrics-port", Integer.toString(port), "--progress", "off", "--no-client-warm-up");
+            URI metrics = URI.create("http://127.0.0.1:" + port + "/metrics");
+            HttpClient http = HttpClient.newHttpClient();
+            String posts = "loadclient_requests_total{outcome=\"success\",run=\"live test\",type=\"POST\"} ";
+            String first = await().atMost(Duration.ofSeconds(30)).ignoreExceptions()
+                    .until(() -> scrape(http, metrics), scrape -> counter(scrape, posts) > 0);
+            String later = await().atMost(Duration.ofSeconds(30))
+                    .until(() -> scrape(http, metrics), scrape -> counter(scrape, posts) > counter(first, posts) + 1000);
+
+            assertThat(later).contains("# TYPE loadclient_request_seconds histogram",
+                    "loadclient_request_seconds_bucket{run=\"live test\",type=\"POST\",le=\"0.001\"}",
+                    "loadclient_request_seconds_bucket{run=\"live test\",type=\"POST\",le=\"+Inf\"}",
+                    "loadclient_requests_in_flight{run=\"live test\"}", "loadclient_late_starts_total{run=\"live test\"}");
+            Path scraped = dir.resolve("metrics.txt");
+            Files.writeString(scraped, later);
+            Process promtool = new ProcessBuilder("promtool", "check", "metrics").redirectInput(scraped.toFile())
+                    .redirectErrorStream(true).start();
+            String checked = new String(promtool.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertThat(promtool.waitFor()).as("promtool check metrics: " + checked).isZero();
+
+            new ProcessBuilder("kill", "-TERM", Long.toString(client.process().pid())).inheritIO().start().waitFor();
+            Finished stopped = client.finish(LoadRun.STOP_GRACE.toSeconds() + 20);
+            assertThat(stopped.status()).as(stopped.out() + stopped.err()).isEqualTo(RunCommand.EXIT_INTERRUPTED);
+            assertThat(stopped.err()).contains("live metrics on http://0.0.0.0:" + port + "/metrics");
+        }
+    }
+
+    private static String scrape(HttpClient http, URI uri) throws IOException, InterruptedException {
+        HttpResponse<String> answer = http.send(HttpRequest.newBuilder(uri).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(answer.statusCode()).isEqualTo(200);
+        return answer.body();
+    }
+
+    /** The value of the sample line starting with {@code series} (its name and labels, then a space). */
+    private static double counter(String scrape, String series) {
+        return scrape.lines().filter(line -> line.startsWith(series)).mapToDouble(line -> Double.parseDouble(
+                line.substring(series.length()))).findFirst().orElseThrow(() -> new AssertionError("no " + series));
     }
 
     @Test
