@@ -15,7 +15,6 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -33,11 +32,6 @@ class HtmlReportChromiumTest {
 
     @TempDir
     Path dir;
-
-    @BeforeAll
-    static void headless() {
-        System.setProperty("java.awt.headless", "true");
-    }
 
     @Test
     void chromiumRendersEveryChartAndTableOfTheReport() throws Exception {

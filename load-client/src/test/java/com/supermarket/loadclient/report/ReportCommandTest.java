@@ -11,7 +11,6 @@ import java.util.Map;
 
 import javax.imageio.ImageIO;
 
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -33,11 +32,6 @@ class ReportCommandTest {
 
     @TempDir
     Path dir;
-
-    @BeforeAll
-    static void headless() {
-        System.setProperty("java.awt.headless", "true");
-    }
 
     @Test
     void rendersATableAndChartsFromTwoResultFiles() throws Exception {

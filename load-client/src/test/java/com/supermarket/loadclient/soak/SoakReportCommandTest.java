@@ -11,7 +11,6 @@ import java.util.List;
 
 import javax.imageio.ImageIO;
 
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -25,11 +24,6 @@ class SoakReportCommandTest {
 
     @TempDir
     Path dir;
-
-    @BeforeAll
-    static void headless() {
-        System.setProperty("java.awt.headless", "true");
-    }
 
     @Test
     void drawsEveryPanelAndPassesASteadyRun() throws Exception {
