@@ -72,6 +72,8 @@ module "eks" {
 
   eks_managed_node_groups = {
     default = {
+      # Amazon Linux 2023: EKS publishes no Amazon Linux 2 node AMIs for Kubernetes 1.33 and later.
+      ami_type       = "AL2023_x86_64_STANDARD"
       instance_types = [var.node_instance_type]
       min_size       = var.node_count.min
       max_size       = var.node_count.max

@@ -34,9 +34,16 @@ resource "aws_db_instance" "purchases" {
   publicly_accessible    = false
   multi_az               = var.rds_multi_az
 
-  backup_retention_period   = 7
-  deletion_protection       = var.rds_deletion_protection
-  skip_final_snapshot       = false
-  final_snapshot_identifier = "${var.cluster_name}-purchases-final"
+  backup_retention_period    = 7
+  deletion_protection        = var.rds_deletion_protection
+  auto_minor_version_upgrade = true
+  skip_final_snapshot        = var.rds_skip_final_snapshot
+  # Unique per instance: the time it was created (kept by ignore_changes below), so a second
+  # create/destroy cycle does not collide with the first cycle's snapshot.
+  final_snapshot_identifier = "${var.cluster_name}-purchases-final-${formatdate("YYYYMMDDhhmmss", timestamp())}"
   apply_immediately         = false
+
+  lifecycle {
+    ignore_changes = [final_snapshot_identifier]
+  }
 }

@@ -12,8 +12,8 @@ variable "cluster_name" {
 
 variable "cluster_version" {
   type        = string
-  description = "Kubernetes version of the EKS control plane (the chart is validated against it)."
-  default     = "1.32"
+  description = "Kubernetes version of the EKS control plane (the chart is validated against it). 1.35: in EKS standard support until 2027-03-27 (deploy/README.md, \"Versions\")."
+  default     = "1.35"
 }
 
 variable "node_instance_type" {
@@ -61,8 +61,8 @@ variable "rds_instance_class" {
 
 variable "rds_engine_version" {
   type        = string
-  description = "MySQL engine version of the RDS instance."
-  default     = "8.4.5"
+  description = "MySQL major version of the RDS instance: RDS picks its current minor and applies later minors in the maintenance window (auto_minor_version_upgrade), so a retired minor never breaks a create."
+  default     = "8.4"
 }
 
 variable "rds_allocated_storage_gb" {
@@ -74,6 +74,12 @@ variable "rds_allocated_storage_gb" {
 variable "rds_multi_az" {
   type        = bool
   description = "Run RDS with a synchronous standby in a second availability zone."
+  default     = false
+}
+
+variable "rds_skip_final_snapshot" {
+  type        = bool
+  description = "Delete the RDS instance without a final snapshot (scripts/eks.sh down --skip-final-snapshot). False: the snapshot is named after the instance's creation time, so every create/destroy cycle leaves its own."
   default     = false
 }
 

@@ -33,7 +33,7 @@ final class HelmChart {
      * The Kubernetes version rendered for: the EKS version Terraform creates by default
      * (variable {@code cluster_version}); Helm's own default (1.20) predates the chart's minimum.
      */
-    static final String KUBE_VERSION = "1.32.0";
+    static final String KUBE_VERSION = "1.35.0";
 
     static final Path CHART = DeploymentFiles.resolve("helm/supermarket");
 
