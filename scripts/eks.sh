@@ -383,11 +383,11 @@ down() {
     -var rds_deletion_protection=false -var rds_skip_final_snapshot="$skip_final_snapshot"
 }
 
-# Prints "done" once no persistent volume is bound to a claim of the namespace.
+# Prints "gone" once no persistent volume is bound to a claim of the namespace.
 no_volumes_left() {
   local left
   left=$(kubectl get pv -o jsonpath="{range .items[?(@.spec.claimRef.namespace==\"$NAMESPACE\")]}{.metadata.name}{\"\\n\"}{end}")
-  [[ -n "$left" ]] || echo done
+  [[ -n "$left" ]] || echo gone
 }
 
 case "$command" in

@@ -62,6 +62,16 @@ if ! command -v promtool >/dev/null 2>&1; then
   [[ -z "$policy" ]] || rm -f "$policy"
 fi
 
+# The deployment module's EksScriptTest lints scripts/eks.sh with the real shellcheck and runs
+# its --dry-run, which builds the manifests with jq.
+for tool in shellcheck jq; do
+  if ! command -v "$tool" >/dev/null 2>&1; then
+    echo "[test] installing $tool (Debian package $tool)" >&2
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$tool" >/dev/null
+  fi
+done
+
 # The load client's HTML report test opens the report in headless Chromium.
 if ! command -v chromium >/dev/null 2>&1; then
   echo "[test] installing chromium (Debian package chromium)" >&2

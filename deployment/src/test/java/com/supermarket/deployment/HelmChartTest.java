@@ -77,7 +77,7 @@ class HelmChartTest {
                         "supermarket-purchases-service");
         assertThat(ofKind(objects, Service.class)).extracting(s -> s.getMetadata().getName())
                 .containsExactlyInAnyOrder("supermarket-purchase-api", "supermarket-store-service",
-                        "supermarket-purchases-service");
+                        "supermarket-purchases-service", "supermarket-redis");
         assertThat(ofKind(objects, Ingress.class)).hasSize(1);
         assertThat(ofKind(objects, HorizontalPodAutoscaler.class)).hasSize(1);
         assertThat(objects).as("no namespace in metadata: the release namespace applies")
@@ -122,7 +122,9 @@ class HelmChartTest {
                 .forEach(p -> p.getSpec().getContainers().forEach(c -> images.add(c.getImage())));
         images.add((String) rabbitmqCluster(objects).get("spec", "image"));
 
-        assertThat(images).hasSize(5).allSatisfy(HelmChartTest::assertPinned);
+        images.add(redis(objects).getSpec().getTemplate().getSpec().getContainers().getFirst().getImage());
+
+        assertThat(images).hasSize(6).allSatisfy(HelmChartTest::assertPinned);
     }
 
     @ParameterizedTest(name = "{0}")
@@ -135,7 +137,7 @@ class HelmChartTest {
                     .as(workload.name())
                     .containsAllEntriesOf(workload.selector().getMatchLabels());
         }
-        for (Service service : ofKind(objects, Service.class)) {
+        for (Service service : ofKind(objects, Service.class).stream().filter(HelmChartTest::isService).toList()) {
             assertThat(workloads).as("workloads selected by Service " + service.getMetadata().getName())
                     .filteredOn(w -> w.template().getMetadata().getLabels()
                             .entrySet().containsAll(service.getSpec().getSelector().entrySet()))
@@ -384,7 +386,7 @@ class HelmChartTest {
                 .filter(m -> m.getMetadata().getName().equals("supermarket")).findFirst().orElseThrow();
         Map<String, Object> endpoint = DeploymentFiles.map(((List<?>) services.get("spec", "endpoints")).getFirst());
         assertThat(endpoint).containsEntry("port", "management").containsEntry("path", "/actuator/prometheus");
-        for (Service service : ofKind(objects, Service.class)) {
+        for (Service service : ofKind(objects, Service.class).stream().filter(HelmChartTest::isService).toList()) {
             assertThat(service.getSpec().getPorts()).extracting("name").as(service.getMetadata().getName())
                     .contains("management");
         }
@@ -421,34 +423,104 @@ class HelmChartTest {
                     .filter(p -> p.getMetadata().getName().equals("supermarket-" + component + "-egress")).findFirst().orElseThrow();
             assertThat(workload(objects, component).template().getMetadata().getLabels())
                     .containsAllEntriesOf(egress.getSpec().getPodSelector().getMatchLabels());
+            List<Integer> ports = component.equals("purchase-api") ? List.of(5672, 15672, 53, 6379) : List.of(5672, 15672, 53);
             assertThat(egress.getSpec().getEgress()).allSatisfy(rule -> assertThat(rule.getTo()).isNotEmpty())
                     .flatExtracting(rule -> rule.getPorts()).extracting(p -> p.getPort().getIntVal())
-                    .as("the broker and DNS only").containsOnly(5672, 15672, 53);
+                    .as("the broker and DNS only (and purchase-api its idempotency store)").containsOnlyElementsOf(ports);
         }
         assertThat(policies).as("purchases-service reaches the database and AWS").noneMatch(p -> p.getMetadata().getName()
                 .startsWith("supermarket-purchases-service"));
     }
 
-    @Test
-    void givesThePurchaseApiAnExternalRedisAsItsIdempotencyStoreOnlyWhenOneIsNamed() {
-        assertThat(container(render(null), "purchase-api").getEnv()).extracting(EnvVar::getName)
-                .doesNotContain("IDEMPOTENCY_REDIS_URL", "IDEMPOTENCY_TTL");
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("valuesFiles")
+    void bringsItsOwnRedisAsTheIdempotencyStoreReachableOnlyFromTheApi(String name, Path valuesFile) {
+        List<HasMetadata> objects = render(valuesFile);
 
+        Container api = container(objects, "purchase-api");
+        assertThat(env(api, "IDEMPOTENCY_REDIS_URL").getValue()).isEqualTo("redis://supermarket-redis:6379/0");
+        assertThat(env(api, "IDEMPOTENCY_TTL").getValue()).isEqualTo("24h");
+        Deployment redis = redis(objects);
+        assertThat(redis.getSpec().getReplicas()).as("one store of keys").isEqualTo(1);
+        assertThat(redis.getSpec().getStrategy().getType()).as("never two at once").isEqualTo("Recreate");
+        PodSpec pod = redis.getSpec().getTemplate().getSpec();
+        Container container = pod.getContainers().getFirst();
+        assertThat(container.getImage()).as("the image docker-compose runs").isEqualTo(composeDefaultImage("redis"));
+        assertThat(container.getCommand()).containsSubsequence("--maxmemory-policy", "volatile-ttl")
+                .containsSubsequence("--save", "").containsSubsequence("--appendonly", "no");
+        assertThat(container.getResources().getRequests()).containsKeys("cpu", "memory");
+        assertThat(container.getResources().getLimits()).containsKeys("cpu", "memory");
+        assertThat(List.of(container.getStartupProbe(), container.getLivenessProbe(), container.getReadinessProbe()))
+                .doesNotContainNull();
+        assertThat(pod.getSecurityContext().getRunAsNonRoot()).isTrue();
+        assertThat(container.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
+        assertThat(container.getSecurityContext().getAllowPrivilegeEscalation()).isFalse();
+        assertThat(container.getSecurityContext().getCapabilities().getDrop()).contains("ALL");
+        Service service = ofKind(objects, Service.class).stream()
+                .filter(s -> s.getMetadata().getName().equals("supermarket-redis")).findFirst().orElseThrow();
+        assertThat(redis.getSpec().getTemplate().getMetadata().getLabels()).containsAllEntriesOf(service.getSpec().getSelector());
+
+        List<NetworkPolicy> policies = ofKind(objects, NetworkPolicy.class);
+        NetworkPolicy ingress = policies.stream().filter(p -> p.getMetadata().getName().equals("supermarket-redis"))
+                .findFirst().orElseThrow();
+        assertThat(ingress.getSpec().getIngress()).singleElement().satisfies(rule -> {
+            assertThat(workload(objects, "purchase-api").template().getMetadata().getLabels())
+                    .containsAllEntriesOf(rule.getFrom().getFirst().getPodSelector().getMatchLabels());
+            assertThat(rule.getPorts()).extracting(p -> p.getPort().getIntVal()).containsExactly(6379);
+        });
+        assertThat(egressPorts(policies, "purchase-api")).contains(6379);
+        assertThat(egressPorts(policies, "store-service")).doesNotContain(6379);
+    }
+
+    @Test
+    void anExternalRedisReplacesTheInClusterOne() {
         List<HasMetadata> objects = HelmChart.objects(HelmChart.template(null, Map.of(
                 "purchaseApi.idempotency.redisUrl", "redis://cache.example.internal:6380/0",
                 "purchaseApi.idempotency.redisPort", "6380")));
 
-        Container api = container(objects, "purchase-api");
-        assertThat(env(api, "IDEMPOTENCY_REDIS_URL").getValue()).isEqualTo("redis://cache.example.internal:6380/0");
-        assertThat(env(api, "IDEMPOTENCY_TTL").getValue()).isEqualTo("24h");
+        assertThat(env(container(objects, "purchase-api"), "IDEMPOTENCY_REDIS_URL").getValue())
+                .isEqualTo("redis://cache.example.internal:6380/0");
         assertThat(container(objects, "store-service").getEnv()).extracting(EnvVar::getName).doesNotContain("IDEMPOTENCY_REDIS_URL");
+        assertThat(objects).noneMatch(o -> o.getMetadata().getName().equals("supermarket-redis"));
         List<NetworkPolicy> policies = ofKind(objects, NetworkPolicy.class);
-        assertThat(policies.stream().filter(p -> p.getMetadata().getName().equals("supermarket-purchase-api-egress"))
-                .findFirst().orElseThrow().getSpec().getEgress())
-                .flatExtracting(rule -> rule.getPorts()).extracting(p -> p.getPort().getIntVal()).contains(6380);
-        assertThat(policies.stream().filter(p -> p.getMetadata().getName().equals("supermarket-store-service-egress"))
-                .findFirst().orElseThrow().getSpec().getEgress())
-                .flatExtracting(rule -> rule.getPorts()).extracting(p -> p.getPort().getIntVal()).doesNotContain(6380);
+        assertThat(egressPorts(policies, "purchase-api")).contains(6380).doesNotContain(6379);
+        assertThat(egressPorts(policies, "store-service")).doesNotContain(6380);
+    }
+
+    @Test
+    void withoutAnIdempotencyStoreTheNotesSayWhatAClientLoses() {
+        List<HasMetadata> objects = HelmChart.objects(HelmChart.template(null, Map.of("redis.enabled", "false")));
+        assertThat(container(objects, "purchase-api").getEnv()).extracting(EnvVar::getName)
+                .doesNotContain("IDEMPOTENCY_REDIS_URL", "IDEMPOTENCY_TTL");
+        assertThat(objects).noneMatch(o -> o.getMetadata().getName().equals("supermarket-redis"));
+
+        assertThat(notes(Map.of("redis.enabled", "false"))).contains("WARNING: no idempotency store",
+                "another body gets 201 instead of 422");
+        assertThat(notes(Map.of())).doesNotContain("WARNING: no idempotency store")
+                .contains("Idempotency store: the in-cluster Redis supermarket-redis");
+    }
+
+    /** NOTES.txt as `helm install --dry-run=client` prints it. */
+    private static String notes(Map<String, Object> sets) {
+        var install = new com.marcnuri.helm.Helm(HelmChart.CHART).install().withName(HelmChart.RELEASE)
+                .withKubeVersion(HelmChart.KUBE_VERSION).clientOnly().dryRun();
+        for (var set : sets.entrySet()) {
+            install = install.set(set.getKey(), set.getValue());
+        }
+        return install.call().getOutput();
+    }
+
+    private static List<Integer> egressPorts(List<NetworkPolicy> policies, String component) {
+        return policies.stream().filter(p -> p.getMetadata().getName().equals("supermarket-" + component + "-egress"))
+                .findFirst().orElseThrow().getSpec().getEgress().stream()
+                .flatMap(rule -> rule.getPorts().stream()).map(p -> p.getPort().getIntVal()).toList();
+    }
+
+    /** The default image of a docker-compose service: {@code ${NAME_IMAGE:-image}}. */
+    private static String composeDefaultImage(String service) {
+        String image = (String) DeploymentFiles.map(DeploymentFiles.map(DeploymentFiles.yaml("docker-compose.yml")
+                .get("services")).get(service)).get("image");
+        return image.replaceAll("^\\$\\{[A-Z_]+:-(.+)}$", "$1");
     }
 
     @Test
@@ -575,13 +647,22 @@ class HelmChartTest {
     record Workload(String name, PodTemplateSpec template, LabelSelector selector) {
     }
 
+    /** The three services' workloads (the in-cluster Redis, a third-party image, has its own test). */
     static List<Workload> workloads(List<HasMetadata> objects) {
         List<Workload> workloads = new ArrayList<>();
-        ofKind(objects, Deployment.class).forEach(d -> workloads.add(
+        ofKind(objects, Deployment.class).stream().filter(HelmChartTest::isService).forEach(d -> workloads.add(
                 new Workload(d.getMetadata().getName(), d.getSpec().getTemplate(), d.getSpec().getSelector())));
-        ofKind(objects, StatefulSet.class).forEach(s -> workloads.add(
+        ofKind(objects, StatefulSet.class).stream().filter(HelmChartTest::isService).forEach(s -> workloads.add(
                 new Workload(s.getMetadata().getName(), s.getSpec().getTemplate(), s.getSpec().getSelector())));
         return workloads;
+    }
+
+    static boolean isService(HasMetadata object) {
+        return SERVICES.contains(object.getMetadata().getLabels().get("app.kubernetes.io/component"));
+    }
+
+    static Deployment redis(List<HasMetadata> objects) {
+        return deployment(objects, "redis");
     }
 
     static StatefulSet storeService(List<HasMetadata> objects) {

@@ -58,7 +58,7 @@ class LoadClientCommandsTest {
     }
 
     /** The long options of {@code load-client run}, from RunCommand's {@code @Option} annotations. */
-    private static Set<String> runOptions() {
+    static Set<String> runOptions() {
         Path source = findSource("RunCommand.java");
         Set<String> options = new TreeSet<>(Set.of("--help", "--version"));
         Matcher annotation = OPTION_NAMES.matcher(DeploymentFiles.read(source));
