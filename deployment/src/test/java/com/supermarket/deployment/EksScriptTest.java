@@ -272,7 +272,17 @@ class EksScriptTest {
         for (int i = 0; i < helm.words().size() - 1; i++) {
             if (helm.words().get(i).equals("--set")) {
                 String pair = helm.words().get(i + 1);
-                sets.put(pair.substring(0, pair.indexOf('=')), pair.substring(pair.indexOf('=') + 1));
+                String key = pair.substring(0, pair.indexOf('='));
+                String value = pair.substring(pair.indexOf('=') + 1);
+                if (value.startsWith("{") && value.endsWith("}")) {
+                    // Helm's list syntax, which helm-java's set passes as a string: as indexed keys.
+                    String[] items = value.substring(1, value.length() - 1).split(",");
+                    for (int j = 0; j < items.length; j++) {
+                        sets.put(key + "[" + j + "]", items[j]);
+                    }
+                } else {
+                    sets.put(key, value);
+                }
             }
         }
         return sets;
