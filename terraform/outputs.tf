@@ -58,6 +58,11 @@ output "load_balancer_controller_role_arn" {
   value       = module.load_balancer_controller_irsa.iam_role_arn
 }
 
+output "idempotency_redis_url" {
+  description = "URL of the ElastiCache idempotency store (TLS) when idempotency_elasticache is on, else empty: the chart's purchaseApi.idempotency.redisUrl."
+  value       = local.idempotency_redis_url
+}
+
 output "helm_values" {
   description = "Chart values derived from this infrastructure: terraform output -raw helm_values > values-eks.yaml."
   value = yamlencode({
@@ -75,6 +80,12 @@ output "helm_values" {
     purchasesService = {
       serviceAccount = {
         roleArn = aws_iam_role.purchases_service.arn
+      }
+    }
+    # "" keeps the chart's in-cluster Redis.
+    purchaseApi = {
+      idempotency = {
+        redisUrl = local.idempotency_redis_url
       }
     }
   })

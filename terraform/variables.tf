@@ -89,6 +89,18 @@ variable "rds_deletion_protection" {
   default     = true
 }
 
+variable "idempotency_elasticache" {
+  type        = bool
+  description = "Create an ElastiCache Redis as purchase-api's idempotency store (its URL goes into the helm_values output, replacing the chart's in-cluster Redis)."
+  default     = false
+}
+
+variable "idempotency_elasticache_node_type" {
+  type        = string
+  description = "Node type of that ElastiCache Redis: about 240 bytes per idempotency key held for purchaseApi.idempotency.ttl (purchase-api/README.md)."
+  default     = "cache.t4g.small"
+}
+
 variable "dynamodb_table_name" {
   type        = string
   description = "Name of the DynamoDB table of purchases (dynamodb store); the chart's persistence.dynamodb.table."

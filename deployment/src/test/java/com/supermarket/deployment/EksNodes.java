@@ -83,11 +83,12 @@ final class EksNodes {
             new Workloads.Pod("prometheus-node-exporter", 50, 64));
 
     /**
-     * The cluster-wide pods of the documented set-up besides the chart (deploy/README.md's EKS
-     * walkthrough): CoreDNS (2), the EBS CSI controller (2), the AWS Load Balancer Controller
-     * (2), metrics-server, the RabbitMQ Cluster Operator, the Cluster Autoscaler and
-     * kube-prometheus-stack. Requests as shipped, or an upper estimate where the chart leaves them
-     * empty (the walkthrough sets the monitoring stack's to these values).
+     * The cluster-wide pods of the documented set-up besides the chart (what scripts/eks.sh up
+     * installs): CoreDNS (2), the EBS CSI controller (2), the AWS Load Balancer Controller
+     * (2), metrics-server, cert-manager (3), the RabbitMQ Cluster and Messaging Topology
+     * Operators, the Cluster Autoscaler and kube-prometheus-stack. Requests as shipped, or an upper
+     * estimate where the manifest or chart leaves them empty (cert-manager's; eks.sh sets the
+     * monitoring stack's to these values).
      */
     static final List<Workloads.Pod> CLUSTER_ADD_ONS = List.of(
             new Workloads.Pod("coredns", 100, 70),
@@ -98,6 +99,10 @@ final class EksNodes {
             new Workloads.Pod("aws-load-balancer-controller", 100, 128),
             new Workloads.Pod("metrics-server", 100, 200),
             new Workloads.Pod("rabbitmq-cluster-operator", 200, 500),
+            new Workloads.Pod("rabbitmq-messaging-topology-operator", 100, 500),
+            new Workloads.Pod("cert-manager", 50, 128),
+            new Workloads.Pod("cert-manager-cainjector", 50, 128),
+            new Workloads.Pod("cert-manager-webhook", 50, 128),
             new Workloads.Pod("cluster-autoscaler", 100, 600),
             // kube-prometheus-stack (the ServiceMonitors, PrometheusRule and dashboard need it):
             // Prometheus sized for this platform's few targets, Grafana, the operator, kube-state-metrics.

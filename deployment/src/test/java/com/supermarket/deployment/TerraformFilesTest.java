@@ -87,6 +87,34 @@ class TerraformFilesTest {
     }
 
     @Test
+    void pinsRdsToItsMajorAndNamesEachFinalSnapshotUniquelyUnlessSkipped() {
+        assertThat(variable("rds_engine_version").attribute("default")).as("major only: RDS retires minors")
+                .matches("\"\\d+\\.\\d+\"");
+        TerraformFiles.Block database = resource("aws_db_instance", "purchases");
+        assertThat(database.attribute("auto_minor_version_upgrade")).isEqualTo("true");
+        assertThat(database.attribute("skip_final_snapshot")).isEqualTo("var.rds_skip_final_snapshot");
+        assertThat(variable("rds_skip_final_snapshot").attribute("default")).isEqualTo("false");
+        assertThat(database.attribute("final_snapshot_identifier")).as("a second create/destroy cycle must not collide")
+                .contains("timestamp()");
+        assertThat(database.nested("lifecycle")).singleElement().asString()
+                .contains("ignore_changes = [final_snapshot_identifier]");
+    }
+
+    @Test
+    void offersAnElasticacheIdempotencyStoreThatTheHelmValuesNameWhenOn() {
+        assertThat(variable("idempotency_elasticache").attribute("default")).isEqualTo("false");
+        TerraformFiles.Block cache = resource("aws_elasticache_replication_group", "idempotency");
+        assertThat(cache.attribute("count")).isEqualTo("var.idempotency_elasticache ? 1 : 0");
+        assertThat(cache.attribute("transit_encryption_enabled")).isEqualTo("true");
+        assertThat(resource("aws_elasticache_parameter_group", "idempotency").nested("parameter")).singleElement()
+                .asString().contains("\"maxmemory-policy\"", "\"volatile-ttl\"");
+        String url = TerraformFiles.blocks("locals").stream().map(TerraformFiles.Block::body)
+                .filter(b -> b.contains("idempotency_redis_url")).findFirst().orElseThrow();
+        assertThat(url).as("TLS in transit needs rediss://").contains("\"rediss://${aws_elasticache_replication_group.idempotency[0]");
+        assertThat(output("helm_values").body()).contains("redisUrl = local.idempotency_redis_url");
+    }
+
+    @Test
     void createsTheDynamodbTableWithTheSchemaPurchasesServiceCreatesLocally() {
         String repository = DeploymentFiles.read("purchases-service/src/main/java/com/supermarket/purchases/storage/"
                 + "dynamodb/DynamoDbPurchaseRepository.java");
