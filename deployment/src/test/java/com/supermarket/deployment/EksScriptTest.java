@@ -37,7 +37,9 @@ import org.junit.jupiter.params.provider.CsvSource;
  * namespace before its first use on both store paths, every manifest a valid object, the chart
  * installed with values that render, the load-client Job keeping image and command, and the
  * teardown deleting every claim and waiting (boundedly) for the volumes before terraform destroy.
- * The quota refusal runs for real against a stand-in {@code aws}.
+ * The quota refusal runs for real against a stand-in {@code aws}. The manifests are parsed with
+ * fabric8, as the chart tests do: {@code kubectl apply --dry-run=client} needs the API server's
+ * discovery even with {@code --validate=false}, so it cannot run without a cluster.
  */
 class EksScriptTest {
 
