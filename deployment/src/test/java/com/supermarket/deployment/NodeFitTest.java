@@ -65,6 +65,23 @@ class NodeFitTest {
                 group.instanceType(), result.describe()).isEmpty();
     }
 
+    @ParameterizedTest(name = "{0} on {2}")
+    @MethodSource("presets")
+    void aLoadRunInTheClusterFitsBesideThePlatformAtItsMinimum(String name, Path values, NodeGroup group) {
+        // scripts/eks.sh load: the load-client Job must not wait for the Cluster Autoscaler.
+        List<HasMetadata> objects = HelmChart.objects(HelmChart.template(values, Map.of("loadClient.enabled", "true")));
+        List<Workloads.Workload> workloads = Workloads.of(objects, List.of());
+        assertThat(workloads).anySatisfy(w -> assertThat(w.pod().name()).isEqualTo("supermarket-load-client-1"));
+        List<Workloads.Pod> pods = new ArrayList<>(EksNodes.CLUSTER_ADD_ONS);
+        pods.addAll(Workloads.atMinimum(workloads, false));
+
+        Scheduling.Result result = Scheduling.place(EksNodes.type(group.instanceType()), group.min(),
+                EksNodes.DAEMON_SETS, pods);
+
+        assertThat(result.unplaced()).as("%s with a load run on %d x %s:%s", name, group.min(), group.instanceType(),
+                result.describe()).isEmpty();
+    }
+
     @Test
     void everyPresetNamesItsNodes() {
         for (Path file : HelmChart.valuesFiles()) {

@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscaler;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,8 +15,8 @@ import java.util.Map;
 
 /**
  * The pods a rendered chart asks the scheduler for: each Deployment at its replica count (the
- * HPA's minimum, or maximum, when it is autoscaled), the surge of a rolling update, and the
- * RabbitmqCluster's broker pods, one per node. Immutable; thread-safe.
+ * HPA's minimum, or maximum, when it is autoscaled), the surge of a rolling update, the
+ * RabbitmqCluster's broker pods, one per node, and a load-client Job's pod. Immutable; thread-safe.
  */
 final class Workloads {
 
@@ -45,6 +46,10 @@ final class Workloads {
                 workloads.add(deployment(deployment, objects));
             } else if (object instanceof GenericKubernetesResource resource && resource.getKind().equals("RabbitmqCluster")) {
                 workloads.add(broker(resource));
+            } else if (object instanceof Job job) {
+                // The load client's (loadClient.enabled): one pod, never replaced while it runs.
+                workloads.add(new Workload(requests(job.getMetadata().getName(),
+                        job.getSpec().getTemplate().getSpec().getContainers(), false), 1, 1, 0));
             }
         }
         for (HasMetadata hook : hooks) {
