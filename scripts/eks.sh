@@ -113,8 +113,8 @@ capture() {
   fi
 }
 
-# Applies one manifest given as JSON (built with jq, so values are quoted safely and secrets never
-# appear on a command line); --dry-run prints it as a here-document.
+# Applies one manifest given as JSON (built with jq, so values are quoted safely), on standard
+# input, so secrets never appear on a command line; --dry-run prints it as a here-document.
 apply_json() {
   local manifest="$1"
   if $dry_run; then
@@ -230,15 +230,17 @@ controllers() {
     --set prometheus-node-exporter.resources.requests.cpu=50m --set prometheus-node-exporter.resources.requests.memory=64Mi
 }
 
-secret_json() { # name, then key value pairs
+# A Secret of the namespace as JSON: name, then key value pairs. The values reach jq through its
+# environment and standard input, never its command line (which any user may read).
+secret_json() {
   local name="$1"; shift
   local data='{}'
   while [[ $# -gt 0 ]]; do
-    data=$(jq -c --arg k "$1" --arg v "$2" '. + {($k): $v}' <<<"$data")
+    data=$(SECRET_KEY="$1" SECRET_VALUE="$2" jq -c '. + {($ENV.SECRET_KEY): $ENV.SECRET_VALUE}' <<<"$data")
     shift 2
   done
-  jq -n --arg name "$name" --arg ns "$NAMESPACE" --argjson data "$data" \
-    '{apiVersion: "v1", kind: "Secret", metadata: {name: $name, namespace: $ns}, type: "Opaque", stringData: $data}'
+  jq --arg name "$name" --arg ns "$NAMESPACE" \
+    '{apiVersion: "v1", kind: "Secret", metadata: {name: $name, namespace: $ns}, type: "Opaque", stringData: .}' <<<"$data"
 }
 
 # Before anything else that lives in it, on both store paths.
@@ -296,7 +298,7 @@ till_keys() {
     printf '+ kubectl apply -f - <<EOF\n%s\nEOF\n' "$(secret_json supermarket-load-client-keys till-keys.txt "<$keys/till-keys.txt>" | jq -c .)"
   else
     scripts/till-keys.sh secret --dir "$keys" --namespace "$NAMESPACE" --test-store 1 | kubectl apply -f -
-    apply_json "$(secret_json supermarket-load-client-keys till-keys.txt "$(cat "$keys/till-keys.txt")")"
+    apply_json "$(secret_json supermarket-load-client-keys till-keys.txt "$(<"$keys/till-keys.txt")")"
   fi
 }
 

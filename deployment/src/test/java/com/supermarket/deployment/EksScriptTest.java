@@ -229,6 +229,75 @@ class EksScriptTest {
         assertThat(allowed.status()).as(allowed.output()).isZero();
     }
 
+    @Test
+    void aRealRunExecutesExactlyWhatTheDryRunPrints(@TempDir Path dir) throws Exception {
+        // Stand-ins for the four tools that touch AWS or the cluster: each records its command line
+        // (and a manifest on its standard input) as --dry-run prints it, and answers as the
+        // placeholders of --dry-run read, so the two transcripts can be compared word for word.
+        Path bin = Files.createDirectories(dir.resolve("bin"));
+        Path log = dir.resolve("transcript");
+        String stub = """
+                #!/bin/bash
+                name=$(basename "$0")
+                if [[ "$name $1 $2 $3" == "kubectl apply -f -" ]]; then
+                  manifest=$(cat)
+                  if json=$(jq -c . <<<"$manifest" 2>/dev/null); then
+                    printf '+ kubectl apply -f - <<EOF\n%s\nEOF\n' "$json" >>"$EKS_LOG"
+                    exit 0
+                  fi
+                fi
+                { printf '+ %s' "$name"; printf ' %q' "$@"; printf '\n'; } >>"$EKS_LOG"
+                case "$name $*" in
+                  "terraform -chdir=terraform output -raw "*) printf '<terraform output %s>' "${@: -1}" ;;
+                  *describe-instance-types*) echo 2 ;;
+                  *get-service-quota*) echo 100.0 ;;
+                  *secretsmanager*) echo '{"username":"<master user>","password":"<master password>"}' ;;
+                  "kubectl get secret supermarket-mysql "*) printf '<generated>' | base64 ;;
+                esac
+                """;
+        for (String tool : List.of("aws", "terraform", "kubectl", "helm")) {
+            Files.writeString(bin.resolve(tool), stub);
+            Files.setPosixFilePermissions(bin.resolve(tool), PosixFilePermissions.fromString("rwxr-xr-x"));
+        }
+        // Keys for two stores, issued beforehand (eks.sh issues the preset's 512 only when none exist).
+        Path keys = dir.resolve("keys");
+        assertThat(exec(List.of("bash", DeploymentFiles.resolve("scripts/till-keys.sh").toString(), "issue", "--dir",
+                keys.toString(), "--stores", "1-2"), Map.of()).status()).isZero();
+        List<String> args = List.of("--preset", "micro", "--store", "mysql", "--skip-images", "--keys", keys.toString(), "up");
+        List<String> command = new ArrayList<>(List.of("bash", SCRIPT.toString()));
+        command.addAll(args);
+
+        Result real = exec(command, Map.of("PATH", bin + ":" + System.getenv("PATH"), "EKS_LOG", log.toString()));
+        assertThat(real.status()).as(real.output()).isZero();
+
+        List<String> printed = new ArrayList<>();
+        for (Step step : dryRun(args.toArray(String[]::new))) {
+            // A pipeline's stages, of the stand-in tools only (the rest runs for real here).
+            for (String stage : (step.manifest() == null ? step.line() : step.line().replace(" <<EOF", "")).substring(2).split(" \\| ")) {
+                if (List.of("aws", "terraform", "kubectl", "helm").contains(stage.split(" ")[0])) {
+                    printed.add(step.manifest() == null ? stage : stage + " <<EOF " + SERIALIZATION.asJson(step.manifest()));
+                }
+            }
+        }
+        List<String> executed = new ArrayList<>();
+        String[] lines = Files.readString(log).split("\n");
+        for (int i = 0; i < lines.length; i++) {
+            if (lines[i].endsWith("<<EOF")) {
+                HasMetadata manifest = SERIALIZATION.unmarshal(lines[++i], HasMetadata.class);
+                i++;
+                if (manifest instanceof Secret secret && secret.getMetadata().getName().equals("supermarket-load-client-keys")) {
+                    assertThat(secret.getStringData()).as("every store's key, quoted safely")
+                            .containsEntry("till-keys.txt", Files.readString(keys.resolve("till-keys.txt")).stripTrailing());
+                    secret.getStringData().put("till-keys.txt", "<" + keys.resolve("till-keys.txt") + ">");
+                }
+                executed.add(lines[i - 2].substring(2).replace(" <<EOF", "") + " <<EOF " + SERIALIZATION.asJson(manifest));
+            } else {
+                executed.add(lines[i].substring(2));
+            }
+        }
+        assertThat(executed).as("what a real run executes").containsExactlyElementsOf(printed);
+    }
+
     // --- the transcript
 
     /** One command of the transcript: its line, its words (shell-unquoted), the manifest it applies. */
@@ -256,13 +325,13 @@ class EksScriptTest {
             if (!lines[i].startsWith("+ ")) {
                 continue;
             }
-            List<String> words = shellWords(lines[i].substring(2));
+            String line = lines[i];
             HasMetadata manifest = null;
-            if (lines[i].endsWith("<<EOF")) {
+            if (line.endsWith("<<EOF")) {
                 manifest = SERIALIZATION.unmarshal(lines[++i], HasMetadata.class);
                 assertThat(lines[++i]).isEqualTo("EOF");
             }
-            steps.add(new Step(lines[i], words, manifest));
+            steps.add(new Step(line, shellWords(line.substring(2)), manifest));
         }
         assertThat(steps).isNotEmpty();
         return steps;
