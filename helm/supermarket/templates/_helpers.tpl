@@ -187,7 +187,8 @@ a PersistentVolumeClaim "state" mounted there across restarts and rescheduling),
 the workload's name, default the component's), podLabels (optional dict: further labels of its
 pods), selectorLabels (optional dict: further labels of its selector, a subset of podLabels),
 spreadKey (the label of matchLabelKeys in its topology spread constraints, default
-pod-template-hash). From the service's values it also takes javaToolOptions (overrides
+pod-template-hash), heldPods (optional, StatefulSet: its pods of a lower ordinal keep their
+revision in an update, rollingUpdate.partition). From the service's values it also takes javaToolOptions (overrides
 platform.javaToolOptions) and env (a map of further settings, e.g. PURCHASES_CONSUMERS_PER_SHARD).
 */}}
 {{- define "supermarket.deployment" -}}
@@ -215,6 +216,12 @@ spec:
   {{- with .strategy }}
   strategy:
     type: {{ . }}
+  {{- end }}
+  {{- with .heldPods }}
+  updateStrategy:
+    type: RollingUpdate
+    rollingUpdate:
+      partition: {{ . }}
   {{- end }}
   selector:
     matchLabels:

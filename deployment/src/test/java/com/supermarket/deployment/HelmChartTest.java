@@ -464,6 +464,26 @@ class HelmChartTest {
     }
 
     @Test
+    void anUpgradeCanHoldTheFurtherCopiesSoThatTheCopiesOfAPartitionNeverRestartTogether() {
+        Map<String, Object> values = Map.of("storeService.partitions", "2", "storeService.copies", "3");
+        Map<String, Object> held = new java.util.HashMap<>(values);
+        held.put("storeService.upgradeCopies", "1");
+
+        for (StatefulSet set : ofKind(HelmChart.objects(HelmChart.template(null, values)), StatefulSet.class)) {
+            assertThat(set.getSpec().getUpdateStrategy()).as("all roll: " + set.getMetadata().getName()).isNull();
+        }
+        for (StatefulSet set : ofKind(HelmChart.objects(HelmChart.template(null, held)), StatefulSet.class)) {
+            var strategy = set.getSpec().getUpdateStrategy();
+            if (set.getMetadata().getName().equals("supermarket-store-service")) {
+                assertThat(strategy).as("copy 0 rolls").isNull();
+            } else {
+                assertThat(strategy.getRollingUpdate().getPartition()).as("every pod of %s held", set.getMetadata().getName())
+                        .isEqualTo(set.getSpec().getReplicas());
+            }
+        }
+    }
+
+    @Test
     void refusesStoreCopiesOutsideOneToThreeThroughTheSchema() {
         assertThatThrownBy(() -> HelmChart.template(null, Map.of("storeService.copies", "0")))
                 .hasMessageContaining("copies");
