@@ -50,6 +50,8 @@
 #   --topology-mode MODE    with --cluster: replicated (default) or sharded
 #   --store-partitions N    store-service as N partitions, one process each, as in
 #                           scripts/run-local.sh (default 1)
+#   --store-copies C        and C copies of each partition (default 1): N x C processes, each
+#                           with its own line in the CPU table
 #   --warmup-per-hour N     after each start of the services, first a warm-up run at the
 #                           largest store count with N purchases/hour/store (default 90: 207,360
 #                           POSTs at 256 stores, and the GETs of any --get-ratio), pipeline-checked
@@ -114,6 +116,7 @@ while [[ $# -gt 0 ]]; do
     --cluster) cluster=true; shift ;;
     --topology-mode) topology_mode="$2"; shift 2 ;;
     --store-partitions) export STORE_PARTITIONS="$2"; shift 2 ;;
+    --store-copies) export STORE_COPIES="$2"; shift 2 ;;
     --run-dir) run_dir="$2"; shift 2 ;;
     --warmup-per-hour) warmup_per_hour="$2"; shift 2 ;;
     --duration) duration="$2"; shift 2 ;;

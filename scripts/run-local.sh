@@ -23,9 +23,12 @@
 #   --kill-node-after S     with --cluster: kill the node leading most queues S seconds into
 #                           the load, start it again 15 s later (the check must still pass)
 #   --store-partitions N    run store-service as N partitions, one process each (default 1;
-#                           STORE_PARTITIONS), partition p on STORE_PORT and STORE_MANAGEMENT_PORT
-#                           + p x STORE_PARTITION_PORT_STEP (100); the storeX shard count must
-#                           be a multiple of N
+#                           STORE_PARTITIONS); the storeX shard count must be a multiple of N
+#   --store-copies C        and C copies of each partition (default 1; STORE_COPIES): N x C
+#                           processes, partition p of copy c on STORE_PORT and
+#                           STORE_MANAGEMENT_PORT + (c x N + p) x STORE_PARTITION_PORT_STEP (100),
+#                           its peers (STORE_PEERS) the other copies of p; the check covers
+#                           every copy
 #   --keep-running          leave the services up afterwards (prints how to stop them)
 #   --stub                  try the script without the services: the load client's stub API
 #   --run-dir DIR           folder for logs and results (default runs/local-<UTC time>)
@@ -36,7 +39,7 @@
 #   STORE_MANAGEMENT_PORT, PURCHASES_MANAGEMENT_PORT (actuator: 9080..9082), DYNAMODB_LOCAL_PORT (8000),
 #   SERVICE_JAVA_OPTS (-Xms768m -Xmx768m), MYSQL_URL (jdbc:mysql://127.0.0.1:3306/purchases_local?
 #   createDatabaseIfNotExist=true), STORE_STATE_DIR (store-service's counts on disk; default
-#   <run folder>/store-state, -p<n> appended per partition), IDEMPOTENCY_REDIS_URL (purchase-api's idempotency store, default
+#   <run folder>/store-state, -p<n> appended per partition, -c<n> per copy from 1), IDEMPOTENCY_REDIS_URL (purchase-api's idempotency store, default
 #   redis://127.0.0.1:6379/0; empty: none), IDEMPOTENCY_TTL (1h here), and the services' own
 #   variables (RABBITMQ_HOST, ...).
 set -euo pipefail
@@ -72,6 +75,7 @@ while [[ $# -gt 0 ]]; do
     --topology-mode) topology_mode="$2"; shift 2 ;;
     --kill-node-after) kill_after="$2"; shift 2 ;;
     --store-partitions) export STORE_PARTITIONS="$2"; shift 2 ;;
+    --store-copies) export STORE_COPIES="$2"; shift 2 ;;
     --keep-running) keep_running=true; shift ;;
     --stub) stub=true; shift ;;
     --run-dir) run_dir="$2"; shift 2 ;;

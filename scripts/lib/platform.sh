@@ -13,10 +13,10 @@ API_MANAGEMENT_PORT="${API_MANAGEMENT_PORT:-9080}"
 STORE_MANAGEMENT_PORT="${STORE_MANAGEMENT_PORT:-9081}"
 PURCHASES_MANAGEMENT_PORT="${PURCHASES_MANAGEMENT_PORT:-9082}"
 DYNAMODB_LOCAL_PORT="${DYNAMODB_LOCAL_PORT:-8000}"
-# store-service's partitions, one process each (README: "Store partitions"); purchase-api reads
-# the same variable. Partition p > 0 listens on STORE_PORT and STORE_MANAGEMENT_PORT plus
-# p x STORE_PARTITION_PORT_STEP.
-export STORE_PARTITIONS="${STORE_PARTITIONS:-1}"
+# store-service's partitions and copies of each, one process each (README: "Store partitions
+# and copies"); every service reads both. Instance i = copy x STORE_PARTITIONS + partition listens
+# on STORE_PORT and STORE_MANAGEMENT_PORT plus i x STORE_PARTITION_PORT_STEP.
+export STORE_PARTITIONS="${STORE_PARTITIONS:-1}" STORE_COPIES="${STORE_COPIES:-1}"
 STORE_PARTITION_PORT_STEP="${STORE_PARTITION_PORT_STEP:-100}"
 # Services share two cores with the client on a laptop-sized machine; cap their heaps. The
 # whole heap from the start: G1 then gives the young generation room at once; in a benchmark
@@ -201,45 +201,60 @@ start_platform() {
   require_free_port "$PURCHASES_PORT" purchases-service
   require_free_port "$API_MANAGEMENT_PORT" "purchase-api's management"
   require_free_port "$PURCHASES_MANAGEMENT_PORT" "purchases-service's management"
-  local partition
-  for ((partition = 0; partition < STORE_PARTITIONS; partition++)); do
-    require_free_port "$(store_port "$partition")" "$(store_name "$partition")"
-    require_free_port "$(store_management_port "$partition")" "$(store_name "$partition")'s management"
+  local i partition copy
+  for ((i = 0; i < STORE_PARTITIONS * STORE_COPIES; i++)); do
+    partition=$((i % STORE_PARTITIONS)) copy=$((i / STORE_PARTITIONS))
+    require_free_port "$(store_port "$partition" "$copy")" "$(store_name "$partition" "$copy")"
+    require_free_port "$(store_management_port "$partition" "$copy")" "$(store_name "$partition" "$copy")'s management"
   done
   if [[ "$profile" == dynamodb ]]; then
     start_dynamodb_local
   fi
   # Any start order works (each service declares the topology); readiness is checked per service.
   local store_pids=()
-  for ((partition = 0; partition < STORE_PARTITIONS; partition++)); do
-    start_store_service "$partition"
+  for ((i = 0; i < STORE_PARTITIONS * STORE_COPIES; i++)); do
+    start_store_service "$((i % STORE_PARTITIONS))" "$((i / STORE_PARTITIONS))"
     store_pids+=("${STARTED_PIDS[-1]}")
   done
   start_purchases_service "$profile"
   local purchases_pid="${STARTED_PIDS[-1]}"
   start_purchase_api
   local api_pid="${STARTED_PIDS[-1]}"
-  for ((partition = 0; partition < STORE_PARTITIONS; partition++)); do
-    wait_ready "$(store_name "$partition")" "$(store_management_port "$partition")" "${store_pids[$partition]}"
+  for ((i = 0; i < STORE_PARTITIONS * STORE_COPIES; i++)); do
+    partition=$((i % STORE_PARTITIONS)) copy=$((i / STORE_PARTITIONS))
+    wait_ready "$(store_name "$partition" "$copy")" "$(store_management_port "$partition" "$copy")" "${store_pids[$i]}"
   done
   wait_ready purchases-service "$PURCHASES_MANAGEMENT_PORT" "$purchases_pid"
   wait_ready purchase-api "$API_MANAGEMENT_PORT" "$api_pid"
 }
 
-# Partition $1's process name (and log file name): store-service when there is one partition.
-store_name() { if ((STORE_PARTITIONS == 1)); then echo store-service; else echo "store-service-p$1"; fi; }
-store_port() { echo $((STORE_PORT + $1 * STORE_PARTITION_PORT_STEP)); }
-store_management_port() { echo $((STORE_MANAGEMENT_PORT + $1 * STORE_PARTITION_PORT_STEP)); }
+# Partition $1 of copy $2 (default 0): its process name, also of its log file (store-service,
+# -p<partition> with partitions, -c<copy> for copy 1 on), and its ports.
+store_name() {
+  local name=store-service
+  ((STORE_PARTITIONS == 1)) || name="$name-p$1"
+  ((${2:-0} == 0)) || name="$name-c$2"
+  echo "$name"
+}
+store_port() { echo $((STORE_PORT + (${2:-0} * STORE_PARTITIONS + $1) * STORE_PARTITION_PORT_STEP)); }
+store_management_port() { echo $((STORE_MANAGEMENT_PORT + (${2:-0} * STORE_PARTITIONS + $1) * STORE_PARTITION_PORT_STEP)); }
 
-# Starts store-service partition $1 (default 0; also again after a fault test killed it); the
-# caller waits for it. The counts' write-ahead log and snapshots: in the run folder, a directory
-# per partition, so each run starts empty and a restart finds what the killed process wrote.
+# Starts store-service partition $1 of copy $2 (both default 0; also again after a fault test
+# killed it); the caller waits for it. The counts' write-ahead log and snapshots: in the run
+# folder, a directory per instance (-p<partition> with partitions, -c<copy> for copy 1 on), so
+# each run starts empty and a restart finds what the killed process wrote. Its peers
+# (STORE_PEERS) are the other copies of its partition.
 start_store_service() {
-  local partition="${1:-0}" state="${STORE_STATE_DIR:-$RUN_DIR/store-state}"
+  local partition="${1:-0}" copy="${2:-0}" state="${STORE_STATE_DIR:-$RUN_DIR/store-state}" other peers=()
   ((STORE_PARTITIONS == 1)) || state="$state-p$partition"
-  SERVER_PORT="$(store_port "$partition")" MANAGEMENT_PORT="$(store_management_port "$partition")" \
-    STORE_PARTITION="$partition" STORE_STATE_DIR="$state" \
-    start_process "$(store_name "$partition")" "$RUN_DIR/$(store_name "$partition").log" \
+  ((copy == 0)) || state="$state-c$copy"
+  for ((other = 0; other < STORE_COPIES; other++)); do
+    ((other == copy)) || peers+=("http://localhost:$(store_port "$partition" "$other")")
+  done
+  SERVER_PORT="$(store_port "$partition" "$copy")" MANAGEMENT_PORT="$(store_management_port "$partition" "$copy")" \
+    STORE_PARTITION="$partition" STORE_COPY="$copy" STORE_PEERS="$(IFS=,; echo "${peers[*]}")" \
+    STORE_STATE_DIR="$state" \
+    start_process "$(store_name "$partition" "$copy")" "$RUN_DIR/$(store_name "$partition" "$copy").log" \
     "$JAVA" $SERVICE_JAVA_OPTS -jar "$(jar_of store-service)"
 }
 
@@ -280,9 +295,9 @@ start_stub() {
 # The load client's verify command (load-client/README.md) against the services started here:
 # the exactly-once rule is written once, there; these functions only call it.
 verify() {
-  local partition stores=()
-  for ((partition = 0; partition < STORE_PARTITIONS; partition++)); do
-    stores+=(--store-metrics-url "http://127.0.0.1:$(store_management_port "$partition")/actuator/prometheus")
+  local i stores=()
+  for ((i = 0; i < STORE_PARTITIONS * STORE_COPIES; i++)); do
+    stores+=(--store-metrics-url "http://127.0.0.1:$(store_management_port "$((i % STORE_PARTITIONS))" "$((i / STORE_PARTITIONS))")/actuator/prometheus")
   done
   "$JAVA" -jar "$(jar_of load-client)" verify --purchases-url "http://127.0.0.1:$PURCHASES_PORT" \
     --purchases-metrics-url "http://127.0.0.1:$PURCHASES_MANAGEMENT_PORT/actuator/prometheus" "${stores[@]}" "$@"

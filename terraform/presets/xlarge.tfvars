@@ -4,8 +4,10 @@
 # update, and at the HPA's maximum on node_count.max (the Cluster Autoscaler adds the nodes).
 node_instance_type = "m5.xlarge"
 
+# 6 nodes at least: the pods request 1.5 CPU each, and with store-service's second copy (copies: 2)
+# five nodes leave no room for a rolling update of purchases-service.
 node_count = {
-  min     = 5
-  max     = 8
-  desired = 5
+  min     = 6
+  max     = 9
+  desired = 6
 }

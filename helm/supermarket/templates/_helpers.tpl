@@ -131,6 +131,16 @@ services themselves, which refuse to consume or route).
 {{- $partitions }}
 {{- end }}
 
+{{/*
+Name of store-service copy group c's StatefulSet (dict "root", "copy"): copy 0 is store-service
+itself (the name it had before copies existed, so its pods and volumes stay), copy c
+store-service-c<c>. Its pods are this name, "-", the partition.
+*/}}
+{{- define "supermarket.storeCopyName" -}}
+{{- $name := include "supermarket.componentName" (dict "root" .root "component" "store-service") }}
+{{- if eq (int .copy) 0 }}{{ $name }}{{ else }}{{ printf "%s-c%d" $name (int .copy) }}{{ end }}
+{{- end }}
+
 {{- define "supermarket.serviceUsers" -}}
 {{- if and .Values.rabbitmq.cluster.enabled .Values.rabbitmq.serviceUsers.enabled }}true{{- end }}
 {{- end }}
@@ -173,19 +183,27 @@ The Deployment of one service; the three services differ only in the arguments. 
 root ($), component (name), values (the service's values), serviceAccountName, strategy
 (optional), autoscaled (bool: leave replicas to the HPA), extraEnv (rendered env entries),
 stateVolume (optional dict mountPath, size, storageClassName: makes it a StatefulSet whose pod keeps
-a PersistentVolumeClaim "state" mounted there across restarts and rescheduling). From
-the service's values it also takes javaToolOptions (overrides platform.javaToolOptions) and env
-(a map of further settings, e.g. PURCHASES_CONSUMERS_PER_SHARD).
+a PersistentVolumeClaim "state" mounted there across restarts and rescheduling), name (optional:
+the workload's name, default the component's), podLabels (optional dict: further labels of its
+pods), selectorLabels (optional dict: further labels of its selector, a subset of podLabels),
+spreadKey (the label of matchLabelKeys in its topology spread constraints, default
+pod-template-hash), heldPods (optional, StatefulSet: its pods of a lower ordinal keep their
+revision in an update, rollingUpdate.partition). From the service's values it also takes javaToolOptions (overrides
+platform.javaToolOptions) and env (a map of further settings, e.g. PURCHASES_CONSUMERS_PER_SHARD).
 */}}
 {{- define "supermarket.deployment" -}}
 {{- $root := .root }}
 {{- $values := .values }}
 {{- $component := dict "root" $root "component" .component }}
 {{- $state := .stateVolume }}
+{{- $selector := include "supermarket.selectorLabels" $component }}
+{{- with .selectorLabels }}
+{{- $selector = printf "%s\n%s" $selector (toYaml . | trim) }}
+{{- end }}
 apiVersion: apps/v1
 kind: {{ if $state }}StatefulSet{{ else }}Deployment{{ end }}
 metadata:
-  name: {{ include "supermarket.componentName" $component }}
+  name: {{ .name | default (include "supermarket.componentName" $component) }}
   labels:
     {{- include "supermarket.componentLabels" $component | nindent 4 }}
 spec:
@@ -199,9 +217,15 @@ spec:
   strategy:
     type: {{ . }}
   {{- end }}
+  {{- with .heldPods }}
+  updateStrategy:
+    type: RollingUpdate
+    rollingUpdate:
+      partition: {{ . }}
+  {{- end }}
   selector:
     matchLabels:
-      {{- include "supermarket.selectorLabels" $component | nindent 6 }}
+      {{- $selector | nindent 6 }}
   template:
     metadata:
       annotations:
@@ -212,6 +236,9 @@ spec:
         {{- end }}
       labels:
         {{- include "supermarket.componentLabels" $component | nindent 8 }}
+        {{- with .podLabels }}
+        {{- toYaml . | nindent 8 }}
+        {{- end }}
     spec:
       {{- with $root.Values.imagePullSecrets }}
       imagePullSecrets:
@@ -293,7 +320,7 @@ spec:
             matchLabels:
               {{- include "supermarket.selectorLabels" $component | nindent 14 }}
           matchLabelKeys:
-            - pod-template-hash
+            - {{ $.spreadKey | default "pod-template-hash" }}
         {{- end }}
       {{- end }}
       {{- with $values.nodeSelector }}
@@ -314,7 +341,7 @@ spec:
         name: state
         labels:
           # Selector labels only: a StatefulSet's claim templates cannot change after creation.
-          {{- include "supermarket.selectorLabels" $component | nindent 10 }}
+          {{- $selector | nindent 10 }}
       spec:
         accessModes: [ReadWriteOnce]
         {{- with include "supermarket.storageClass" (dict "root" $root "className" $state.storageClassName) }}

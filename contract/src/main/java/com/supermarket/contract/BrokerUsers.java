@@ -45,29 +45,37 @@ public record BrokerUsers(String name, String tags, String configure, String wri
     public static final BrokerUsers PURCHASE_API = new BrokerUsers("purchase-api", MANAGEMENT_TAG, NOTHING,
             "^(" + quote(Topology.INGRESS_EXCHANGE) + "|amq\\.default)$", NOTHING);
 
+    /** The copy suffix of a store exchange, as a pattern: none (copy 0) or {@code .c<n>} (copy n >= 1). */
+    private static final String STORE_COPY_SUFFIX = "(\\.c[0-9]+)?";
+
     /**
-     * store-service: consumes the {@code storeX} shard queues and the query queue of every store
-     * partition ({@link Topology#storeQueryQueue}), replies through
-     * the default exchange (direct reply-to), parks a poison purchase in the dead-letter exchange.
+     * store-service: consumes the shard queues of its copy group's exchange ({@code storeX} for
+     * copy 0, {@code storeX.c<n>} for copy n) and the query queue of every store partition
+     * ({@link Topology#storeQueryQueue}), replies through the default exchange (direct reply-to),
+     * parks a poison purchase in the dead-letter exchange.
      */
     public static final BrokerUsers STORE_SERVICE = new BrokerUsers("store-service", MANAGEMENT_TAG, NOTHING,
             "^(" + quote(Topology.DEAD_LETTER_EXCHANGE) + "|amq\\.default)$",
-            "^(" + shardQueues(Topology.STORE_EXCHANGE) + "|" + quote(Topology.STORE_RPC_QUEUE) + "(\\.p[0-9]+)?)$");
+            "^(" + shardQueues(quote(Topology.STORE_EXCHANGE) + STORE_COPY_SUFFIX) + "|"
+                    + quote(Topology.STORE_RPC_QUEUE) + "(\\.p[0-9]+)?)$");
 
     /**
      * purchases-service: consumes the {@code purchaseX} shard queues and parks a poison purchase
      * in the dead-letter exchange.
      */
     public static final BrokerUsers PURCHASES_SERVICE = new BrokerUsers("purchases-service", MANAGEMENT_TAG, NOTHING,
-            "^" + quote(Topology.DEAD_LETTER_EXCHANGE) + "$", "^(" + shardQueues(Topology.PURCHASE_EXCHANGE) + ")$");
+            "^" + quote(Topology.DEAD_LETTER_EXCHANGE) + "$", "^(" + shardQueues(quote(Topology.PURCHASE_EXCHANGE)) + ")$");
 
     /** Every service's user. */
     public static final List<BrokerUsers> ALL = List.of(PURCHASE_API, STORE_SERVICE, PURCHASES_SERVICE);
 
-    /** The shard queues of {@code exchange} in either topology mode, as an unanchored alternation. */
+    /**
+     * The shard queues of the exchanges {@code exchange} (a pattern) in either topology mode, as an
+     * unanchored alternation.
+     */
     private static String shardQueues(String exchange) {
-        return quote(Topology.replicatedShardName(exchange, 0)).replaceAll("0$", "[0-9]+")
-                + "|" + quote(Topology.shardQueuePrefix(exchange)) + ".+";
+        return quote(Topology.replicatedShardName("@", 0)).replace("@", exchange).replaceAll("0$", "[0-9]+")
+                + "|" + quote(Topology.shardQueuePrefix("@")).replace("@", exchange) + ".+";
     }
 
     private static String quote(String name) {

@@ -169,6 +169,33 @@ class BrokerUsersIT {
         assertThat(admin.shardQueues(Topology.STORE_EXCHANGE)).contains(storeShard);
     }
 
+    @Test
+    void onlyStoreServiceReadsTheShardQueuesOfAFurtherCopyGroup() throws Exception {
+        admin = TestBroker.create("users-copies");
+        List<String> copyShards = List.of(Topology.replicatedShardName("storeX.c1", 0),
+                Topology.shardQueuePrefix("storeX.c2") + "rabbit@node - 0");
+        try (Connection connection = admin.newConnection()) {
+            Channel channel = connection.createChannel();
+            for (String queue : copyShards) {
+                channel.queueDeclare(queue, true, false, false, null);
+                channel.basicPublish("", queue, null, "a purchase".getBytes(StandardCharsets.UTF_8));
+            }
+        }
+        TestBroker store = admin.user(BrokerUsers.STORE_SERVICE);
+
+        try (Connection connection = store.newConnection()) {
+            Channel channel = connection.createChannel();
+            for (String queue : copyShards) {
+                assertThat(channel.basicGet(queue, true)).as(queue).isNotNull();
+            }
+        }
+        for (TestBroker other : List.of(admin.user(BrokerUsers.PURCHASE_API), admin.user(BrokerUsers.PURCHASES_SERVICE))) {
+            for (String queue : copyShards) {
+                assertConsumeRefused(other, queue);
+            }
+        }
+    }
+
     private void declareAsAdministrator(TopologyMode mode) {
         if (mode == TopologyMode.SHARDED) {
             admin.applyTopology(1);

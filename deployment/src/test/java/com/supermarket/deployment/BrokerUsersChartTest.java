@@ -94,18 +94,7 @@ class BrokerUsersChartTest {
                 default -> throw new IllegalStateException(declarable.toString());
             });
         }
-        Set<String> rendered = new TreeSet<>();
-        byName(objects, "Exchange").values().forEach(e -> rendered.add("exchange " + spec(e).get("name") + " " + spec(e).get("type")));
-        byName(objects, "Queue").values().forEach(q -> {
-            Map<String, Object> arguments = new TreeMap<>(map(spec(q).get("arguments")));
-            if (spec(q).get("type") != null) {
-                arguments.put("x-queue-type", spec(q).get("type"));
-            }
-            rendered.add("queue " + spec(q).get("name") + " " + arguments);
-        });
-        byName(objects, "Binding").values().forEach(b -> rendered.add("binding " + spec(b).get("source") + " -> "
-                + spec(b).get("destination") + " " + spec(b).get("destinationType") + " '" + spec(b).get("routingKey") + "'"));
-        assertThat(rendered).isEqualTo(expected);
+        assertThat(topology(objects)).isEqualTo(expected);
 
         Set<String> policies = byName(objects, "Policy").values().stream().map(p -> (String) spec(p).get("name"))
                 .collect(Collectors.toSet());
@@ -117,6 +106,37 @@ class BrokerUsersChartTest {
             byName(objects, resource).values().forEach(r -> assertThat(map(spec(r).get("rabbitmqClusterReference")))
                     .containsEntry("name", HelmChart.RELEASE + "-rabbitmq"));
         }
+    }
+
+    @ParameterizedTest(name = "{0}, {1} copies")
+    @CsvSource({"SHARDED, 2", "REPLICATED, 2", "REPLICATED, 3"})
+    void theOperatorDeclaresEachFurtherCopyGroupsStoreExchangeAsStoreX(BrokerSettings.TopologyMode mode, int copies) {
+        List<HasMetadata> objects = HelmChart.objects(HelmChart.template(null, Map.of("rabbitmq.topologyMode",
+                mode.name().toLowerCase(), "storeService.copies", Integer.toString(copies))));
+        Set<String> topology = topology(objects);
+        byName(objects, "Policy").values().forEach(p -> topology.add("policy " + spec(p).get("name") + " "
+                + spec(p).get("pattern") + " " + spec(p).get("applyTo") + " " + spec(p).get("definition")));
+
+        Set<String> ofStoreX = topology.stream().filter(o -> o.matches(".*\\bstoreX\\b(?!\\.c).*")
+                && !o.contains("shard-queues")).collect(Collectors.toCollection(TreeSet::new));
+        assertThat(ofStoreX).as("storeX's exchange, binding from the ingress%s", mode == BrokerSettings.TopologyMode.SHARDED
+                ? ", sharding policy" : ", shard queues and their bindings").hasSizeGreaterThanOrEqualTo(2);
+        for (int copy = 1; copy < copies; copy++) {
+            String exchange = "storeX.c" + copy;
+            Set<String> ofCopy = topology.stream().filter(o -> o.contains(exchange + " ") || o.contains(exchange + ".")
+                    || o.contains(exchange + "-") || o.contains(exchange + "$")).filter(o -> !o.contains("shard-queues"))
+                    .collect(Collectors.toCollection(TreeSet::new));
+            assertThat(ofCopy).as(exchange).isEqualTo(ofStoreX.stream().map(o -> o.replace("storeX", exchange))
+                    .collect(Collectors.toCollection(TreeSet::new)));
+        }
+        if (mode == BrokerSettings.TopologyMode.SHARDED) {
+            String pattern = (String) spec(byName(objects, "Policy").values().stream()
+                    .filter(p -> Topology.SHARD_QUEUES_POLICY.equals(spec(p).get("name"))).findFirst().orElseThrow()).get("pattern");
+            assertThat(java.util.regex.Pattern.compile(pattern).matcher("sharding: storeX.c1 - rabbit@node - 0").find())
+                    .as("dead-lettering of the copy's shard queues").isTrue();
+        }
+        assertThat(byName(HelmChart.objects(HelmChart.template(null, Map.of("rabbitmq.topologyMode", mode.name().toLowerCase()))),
+                "Exchange").values()).as("one copy: storeX only").noneMatch(e -> spec(e).get("name").toString().contains(".c"));
     }
 
     @Test
@@ -163,6 +183,22 @@ class BrokerUsersChartTest {
                 .as("no Secret of its own: the shared one").isEqualTo("rabbitmq-credentials");
         assertThat(HelmChartTest.ofKind(objects, ConfigMap.class).getFirst().getData()).containsEntry("BROKER_DECLARE", "false");
         assertThat(byName(objects, "User")).isEmpty();
+    }
+
+    /** The exchanges, queues (arguments and type) and bindings the Topology Operator declares, one line each. */
+    private static Set<String> topology(List<HasMetadata> objects) {
+        Set<String> rendered = new TreeSet<>();
+        byName(objects, "Exchange").values().forEach(e -> rendered.add("exchange " + spec(e).get("name") + " " + spec(e).get("type")));
+        byName(objects, "Queue").values().forEach(q -> {
+            Map<String, Object> arguments = new TreeMap<>(map(spec(q).get("arguments")));
+            if (spec(q).get("type") != null) {
+                arguments.put("x-queue-type", spec(q).get("type"));
+            }
+            rendered.add("queue " + spec(q).get("name") + " " + arguments);
+        });
+        byName(objects, "Binding").values().forEach(b -> rendered.add("binding " + spec(b).get("source") + " -> "
+                + spec(b).get("destination") + " " + spec(b).get("destinationType") + " '" + spec(b).get("routingKey") + "'"));
+        return rendered;
     }
 
     private static String secretOf(Container container, String variable) {

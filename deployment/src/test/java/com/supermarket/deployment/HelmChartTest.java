@@ -13,7 +13,6 @@ import io.fabric8.kubernetes.api.model.LabelSelector;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.VolumeMount;
-import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 import io.fabric8.kubernetes.api.model.Service;
@@ -71,10 +70,14 @@ class HelmChartTest {
     @MethodSource("valuesFiles")
     void rendersTheThreeServicesWithTheirServicesAndTheBroker(String name, Path valuesFile) {
         List<HasMetadata> objects = render(valuesFile);
+        List<String> storeCopies = new ArrayList<>(List.of("supermarket-store-service"));
+        for (int copy = 1; copy < copies(objects); copy++) {
+            storeCopies.add("supermarket-store-service-c" + copy);
+        }
 
         assertThat(workloads(objects)).extracting(Workload::name)
-                .containsExactlyInAnyOrder("supermarket-purchase-api", "supermarket-store-service",
-                        "supermarket-purchases-service");
+                .containsExactlyInAnyOrderElementsOf(Stream.concat(Stream.of("supermarket-purchase-api",
+                        "supermarket-purchases-service"), storeCopies.stream()).toList());
         assertThat(ofKind(objects, Service.class)).extracting(s -> s.getMetadata().getName())
                 .containsExactlyInAnyOrder("supermarket-purchase-api", "supermarket-store-service",
                         "supermarket-purchases-service", "supermarket-redis");
@@ -124,7 +127,7 @@ class HelmChartTest {
 
         images.add(redis(objects).getSpec().getTemplate().getSpec().getContainers().getFirst().getImage());
 
-        assertThat(images).hasSize(6).allSatisfy(HelmChartTest::assertPinned);
+        assertThat(images).hasSize(workloads(objects).size() + 3).allSatisfy(HelmChartTest::assertPinned);
     }
 
     @ParameterizedTest(name = "{0}")
@@ -138,10 +141,12 @@ class HelmChartTest {
                     .containsAllEntriesOf(workload.selector().getMatchLabels());
         }
         for (Service service : ofKind(objects, Service.class).stream().filter(HelmChartTest::isService).toList()) {
+            // One service each; store-service's (headless) selects every copy group's StatefulSet.
+            String component = service.getMetadata().getLabels().get("app.kubernetes.io/component");
             assertThat(workloads).as("workloads selected by Service " + service.getMetadata().getName())
                     .filteredOn(w -> w.template().getMetadata().getLabels()
                             .entrySet().containsAll(service.getSpec().getSelector().entrySet()))
-                    .hasSize(1)
+                    .hasSize(component.equals("store-service") ? copies(objects) : 1)
                     .allSatisfy(w -> assertThat(w.template().getSpec().getContainers().getFirst().getPorts())
                             .anySatisfy(p -> assertThat(p.getName())
                                     .isEqualTo(service.getSpec().getPorts().getFirst().getTargetPort().getStrVal())));
@@ -283,9 +288,11 @@ class HelmChartTest {
             Container container = workload.template().getSpec().getContainers().getFirst();
             assertThat(container.getEnvFrom()).anySatisfy(
                     from -> assertThat(from.getConfigMapRef().getName()).isEqualTo(config.getMetadata().getName()));
-            // The operator's Secret of the service's own User (BrokerUsersChartTest checks its rights).
+            // The operator's Secret of the service's own User (BrokerUsersChartTest checks its rights),
+            // one for every copy of store-service.
             assertThat(env(container, "RABBITMQ_PASSWORD").getValueFrom().getSecretKeyRef().getName())
-                    .isEqualTo(workload.name() + "-user-credentials");
+                    .isEqualTo("supermarket-" + workload.template().getMetadata().getLabels().get("app.kubernetes.io/component")
+                            + "-user-credentials");
             int port = container.getPorts().getFirst().getContainerPort();
             assertThat(env(container, "SERVER_PORT").getValue()).isEqualTo(String.valueOf(port));
         }
@@ -372,6 +379,140 @@ class HelmChartTest {
         assertThatThrownBy(() -> HelmChart.template(null, Map.of("storeService.partitions", "5",
                 "rabbitmq.topologyMode", "sharded")))
                 .as("4 shards per node on 3 nodes").hasMessageContaining("(12)");
+    }
+
+    @Test
+    void runsEachCopyGroupAsAStatefulSetOfOnePodPerPartitionWithItsOwnClaimsCopyIndexAndPeers() {
+        List<HasMetadata> objects = HelmChart.objects(HelmChart.template(null, Map.of(
+                "storeService.partitions", "2", "storeService.copies", "3")));
+        Service headless = ofKind(objects, Service.class).stream()
+                .filter(s -> s.getMetadata().getName().equals("supermarket-store-service")).findFirst().orElseThrow();
+        List<String> names = List.of("supermarket-store-service", "supermarket-store-service-c1", "supermarket-store-service-c2");
+
+        assertThat(ofKind(objects, ConfigMap.class).getFirst().getData())
+                .containsEntry("STORE_PARTITIONS", "2").containsEntry("STORE_COPIES", "3");
+        assertThat(headless.getSpec().getClusterIP()).as("per-pod names for the peers").isEqualTo("None");
+        assertThat(ofKind(objects, StatefulSet.class)).extracting(s -> s.getMetadata().getName())
+                .containsExactlyInAnyOrderElementsOf(names);
+        for (int copy = 0; copy < names.size(); copy++) {
+            StatefulSet set = statefulSet(objects, names.get(copy));
+            Container container = set.getSpec().getTemplate().getSpec().getContainers().getFirst();
+            assertThat(set.getSpec().getReplicas()).as("one pod per partition").isEqualTo(2);
+            assertThat(set.getSpec().getServiceName()).isEqualTo(headless.getMetadata().getName());
+            assertThat(headless.getSpec().getSelector().entrySet())
+                    .isSubsetOf(set.getSpec().getTemplate().getMetadata().getLabels().entrySet());
+            assertThat(set.getSpec().getVolumeClaimTemplates()).singleElement()
+                    .satisfies(claim -> assertThat(claim.getMetadata().getName()).isEqualTo("state"));
+            assertThat(env(container, "STORE_COPY").getValue()).isEqualTo(String.valueOf(copy));
+            assertThat(container.getEnv()).extracting(EnvVar::getName).as("the partition is the pod's ordinal")
+                    .doesNotContain("STORE_PARTITION");
+            List<String> peers = new ArrayList<>();
+            for (int other = 0; other < names.size(); other++) {
+                if (other != copy) {
+                    peers.add("http://" + names.get(other) + "-{partition}.supermarket-store-service:8081");
+                }
+            }
+            assertThat(env(container, "STORE_PEERS").getValue()).isEqualTo(String.join(",", peers));
+            Map<String, String> selector = set.getSpec().getSelector().getMatchLabels();
+            assertThat(set.getSpec().getTemplate().getMetadata().getLabels())
+                    .containsAllEntriesOf(selector).containsEntry("supermarket/store-copy", String.valueOf(copy));
+            for (StatefulSet other : ofKind(objects, StatefulSet.class)) {
+                if (other != set && copy > 0) {
+                    assertThat(other.getSpec().getTemplate().getMetadata().getLabels().entrySet()
+                            .containsAll(selector.entrySet()))
+                            .as("copy %d's selector takes no pod of %s", copy, other.getMetadata().getName()).isFalse();
+                }
+            }
+        }
+        assertThat(statefulSet(objects, names.getFirst()).getSpec().getSelector().getMatchLabels())
+                .as("copy 0 keeps the selector of an install from before copies (a StatefulSet's selector is immutable)")
+                .isEqualTo(storeService(render(null)).getSpec().getSelector().getMatchLabels())
+                .doesNotContainKey("supermarket/store-copy");
+
+        Container alone = storeService(render(null)).getSpec().getTemplate().getSpec().getContainers().getFirst();
+        assertThat(env(alone, "STORE_COPY").getValue()).isEqualTo("0");
+        assertThat(alone.getEnv()).extracting(EnvVar::getName).as("one copy: no peers").doesNotContain("STORE_PEERS");
+    }
+
+    @Test
+    void aDrainNeverTakesTwoStoreServicePodsAndTheCopiesOfAPartitionSpreadOverZonesAndNodes() {
+        List<HasMetadata> objects = HelmChart.objects(HelmChart.template(null, Map.of(
+                "storeService.partitions", "4", "storeService.copies", "2")));
+        PodDisruptionBudget budget = ofKind(objects, PodDisruptionBudget.class).stream()
+                .filter(b -> b.getMetadata().getName().equals("supermarket-store-service")).findFirst().orElseThrow();
+        List<StatefulSet> sets = ofKind(objects, StatefulSet.class);
+
+        assertThat(budget.getSpec().getMaxUnavailable().getIntVal()).isEqualTo(1);
+        assertThat(sets).hasSize(2).allSatisfy(set -> {
+            var pod = set.getSpec().getTemplate();
+            assertThat(pod.getMetadata().getLabels()).as("the budget covers " + set.getMetadata().getName())
+                    .containsAllEntriesOf(budget.getSpec().getSelector().getMatchLabels());
+            var spread = pod.getSpec().getTopologySpreadConstraints();
+            assertThat(spread).extracting("topologyKey")
+                    .containsExactly("topology.kubernetes.io/zone", "kubernetes.io/hostname");
+            assertThat(spread).allSatisfy(c -> {
+                assertThat(c.getWhenUnsatisfiable()).isEqualTo("DoNotSchedule");
+                assertThat(c.getMaxSkew()).isEqualTo(1);
+                // The partition: the copies of one partition are counted together, across the StatefulSets.
+                assertThat(c.getMatchLabelKeys()).containsExactly(Workloads.POD_INDEX);
+                for (StatefulSet copy : sets) {
+                    assertThat(copy.getSpec().getTemplate().getMetadata().getLabels())
+                            .containsAllEntriesOf(c.getLabelSelector().getMatchLabels());
+                }
+            });
+        });
+        assertThat(HelmChart.objects(HelmChart.template(null, Map.of("storeService.podDisruptionBudget.enabled", "false"))))
+                .noneMatch(o -> o instanceof PodDisruptionBudget && o.getMetadata().getName().equals("supermarket-store-service"));
+    }
+
+    @Test
+    void anUpgradeCanHoldTheFurtherCopiesSoThatTheCopiesOfAPartitionNeverRestartTogether() {
+        Map<String, Object> values = Map.of("storeService.partitions", "2", "storeService.copies", "3");
+        Map<String, Object> held = new java.util.HashMap<>(values);
+        held.put("storeService.upgradeCopies", "1");
+
+        for (StatefulSet set : ofKind(HelmChart.objects(HelmChart.template(null, values)), StatefulSet.class)) {
+            assertThat(set.getSpec().getUpdateStrategy()).as("all roll: " + set.getMetadata().getName()).isNull();
+        }
+        for (StatefulSet set : ofKind(HelmChart.objects(HelmChart.template(null, held)), StatefulSet.class)) {
+            var strategy = set.getSpec().getUpdateStrategy();
+            if (set.getMetadata().getName().equals("supermarket-store-service")) {
+                assertThat(strategy).as("copy 0 rolls").isNull();
+            } else {
+                assertThat(strategy.getRollingUpdate().getPartition()).as("every pod of %s held", set.getMetadata().getName())
+                        .isEqualTo(set.getSpec().getReplicas());
+            }
+        }
+    }
+
+    @Test
+    void refusesStoreCopiesOutsideOneToThreeThroughTheSchema() {
+        assertThatThrownBy(() -> HelmChart.template(null, Map.of("storeService.copies", "0")))
+                .hasMessageContaining("copies");
+        assertThatThrownBy(() -> HelmChart.template(null, Map.of("storeService.copies", "4")))
+                .hasMessageContaining("copies");
+        assertThat(ofKind(HelmChart.objects(HelmChart.template(null, Map.of("storeService.copies", "3"))), StatefulSet.class))
+                .hasSize(3);
+    }
+
+    @Test
+    void letsTheCopiesOfAPartitionReachEachOthersServerPortOnlyWhenThereAreCopies() {
+        for (int copies = 1; copies <= 2; copies++) {
+            List<HasMetadata> objects = HelmChart.objects(HelmChart.template(null,
+                    Map.of("storeService.copies", String.valueOf(copies))));
+            NetworkPolicy egress = ofKind(objects, NetworkPolicy.class).stream()
+                    .filter(p -> p.getMetadata().getName().equals("supermarket-store-service-egress")).findFirst().orElseThrow();
+            var toPeers = egress.getSpec().getEgress().stream()
+                    .filter(rule -> rule.getPorts().stream().anyMatch(p -> p.getPort().getIntVal() == 8081)).toList();
+            if (copies == 1) {
+                assertThat(toPeers).isEmpty();
+            } else {
+                assertThat(toPeers).singleElement().satisfies(rule -> assertThat(rule.getTo()).singleElement()
+                        .satisfies(peer -> assertThat(peer.getPodSelector().getMatchLabels())
+                                .containsEntry("app.kubernetes.io/component", "store-service")
+                                .hasSize(3)));
+            }
+        }
     }
 
     @Test
@@ -629,6 +770,11 @@ class HelmChartTest {
         assertThat(tag).as("image %s", image).isNotEqualTo("latest").matches("\\d+(\\.\\d+)+([_.-][A-Za-z0-9_.-]+)?");
     }
 
+    /** The copies of every store partition a render runs (its STORE_COPIES). */
+    static int copies(List<HasMetadata> objects) {
+        return Integer.parseInt(ofKind(objects, ConfigMap.class).getFirst().getData().get("STORE_COPIES"));
+    }
+
     private static List<HasMetadata> render(Path valuesFile) {
         return HelmChart.objects(HelmChart.template(valuesFile, Map.of()));
     }
@@ -663,6 +809,11 @@ class HelmChartTest {
 
     static Deployment redis(List<HasMetadata> objects) {
         return deployment(objects, "redis");
+    }
+
+    private static StatefulSet statefulSet(List<HasMetadata> objects, String name) {
+        return ofKind(objects, StatefulSet.class).stream().filter(s -> s.getMetadata().getName().equals(name))
+                .findFirst().orElseThrow(() -> new AssertionError("no StatefulSet " + name));
     }
 
     static StatefulSet storeService(List<HasMetadata> objects) {

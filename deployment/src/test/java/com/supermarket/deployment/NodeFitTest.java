@@ -93,6 +93,23 @@ class NodeFitTest {
     }
 
     @Test
+    void theCopiesOfAPartitionNeedNodesOfTheirOwn() {
+        // The chart's hostname spread keyed on the partition: one roomy node takes one copy of each partition only.
+        List<HasMetadata> objects = HelmChart.objects(HelmChart.template(null, Map.of(
+                "storeService.partitions", "2", "storeService.copies", "2")));
+        List<Workloads.Pod> store = Workloads.atMinimum(Workloads.of(objects, List.of()), false).stream()
+                .filter(p -> p.name().startsWith("store-service")).toList();
+
+        Scheduling.Result one = Scheduling.place(EksNodes.type("m5.2xlarge"), 1, List.of(), store);
+        Scheduling.Result two = Scheduling.place(EksNodes.type("m5.2xlarge"), 2, List.of(), store);
+
+        assertThat(store).extracting(Workloads.Pod::name).containsExactlyInAnyOrder(
+                "store-service-0", "store-service-0", "store-service-1", "store-service-1");
+        assertThat(one.unplaced()).extracting(Workloads.Pod::name).containsExactlyInAnyOrder("store-service-0", "store-service-1");
+        assertThat(two.unplaced()).isEmpty();
+    }
+
+    @Test
     void aT3MicroHasNoPodSlotLeftAfterTheDaemonSets() {
         // Why values-micro.yaml runs on t3.medium: the check refuses a pod where none fits.
         Scheduling.Result result = Scheduling.place(EksNodes.type("t3.micro"), 4, EksNodes.DAEMON_SETS,

@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscaler;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import java.math.BigDecimal;
@@ -15,8 +16,9 @@ import java.util.Map;
 
 /**
  * The pods a rendered chart asks the scheduler for: each Deployment at its replica count (the
- * HPA's minimum, or maximum, when it is autoscaled), the surge of a rolling update, the
- * RabbitmqCluster's broker pods, one per node, and a load-client Job's pod. Immutable; thread-safe.
+ * HPA's minimum, or maximum, when it is autoscaled), the surge of a rolling update, each
+ * StatefulSet at its replica count, the RabbitmqCluster's broker pods, one per node, and a
+ * load-client Job's pod. Immutable; thread-safe.
  */
 final class Workloads {
 
@@ -44,6 +46,8 @@ final class Workloads {
         for (HasMetadata object : objects) {
             if (object instanceof Deployment deployment) {
                 workloads.add(deployment(deployment, objects));
+            } else if (object instanceof StatefulSet set) {
+                workloads.addAll(statefulSet(set));
             } else if (object instanceof GenericKubernetesResource resource && resource.getKind().equals("RabbitmqCluster")) {
                 workloads.add(broker(resource));
             } else if (object instanceof Job job) {
@@ -107,6 +111,34 @@ final class Workloads {
         List<Container> containers = deployment.getSpec().getTemplate().getSpec().getContainers();
         return new Workload(requests(name, containers, false), min, max, surge);
     }
+
+    /**
+     * A StatefulSet's pods (it rolls one pod at a time by replacing it: no surge). When a hard
+     * hostname spread keyed on the pod's ordinal keeps the pods of one ordinal (store-service's
+     * copies of a partition, in StatefulSets of their own) off each other's node, each ordinal is
+     * a workload of its own, one per node, named after the pods' component and the ordinal.
+     */
+    private static List<Workload> statefulSet(StatefulSet set) {
+        int replicas = set.getSpec().getReplicas() == null ? 1 : set.getSpec().getReplicas();
+        var template = set.getSpec().getTemplate();
+        List<Container> containers = template.getSpec().getContainers();
+        boolean apartByOrdinal = template.getSpec().getTopologySpreadConstraints().stream()
+                .anyMatch(c -> c.getTopologyKey().equals("kubernetes.io/hostname")
+                        && c.getWhenUnsatisfiable().equals("DoNotSchedule")
+                        && c.getMatchLabelKeys().contains(POD_INDEX));
+        if (!apartByOrdinal) {
+            return List.of(new Workload(requests(set.getMetadata().getName(), containers, false), replicas, replicas, 0));
+        }
+        String component = template.getMetadata().getLabels().get("app.kubernetes.io/component");
+        List<Workload> pods = new ArrayList<>();
+        for (int ordinal = 0; ordinal < replicas; ordinal++) {
+            pods.add(new Workload(requests(component + "-" + ordinal, containers, true), 1, 1, 0));
+        }
+        return pods;
+    }
+
+    /** The label a StatefulSet puts on each pod: its ordinal. */
+    static final String POD_INDEX = "apps.kubernetes.io/pod-index";
 
     private static Workload broker(GenericKubernetesResource cluster) {
         int replicas = (Integer) cluster.get("spec", "replicas");
