@@ -24,8 +24,8 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
@@ -77,6 +77,7 @@ class PrometheusQueriesIT {
     private static Path dir;
     private static TestNode node;
     private static TestBroker broker;
+    /** The mode of the running invocation, for the static set-up; the tests read {@link #mode}. */
     private static TopologyMode topology;
 
     @Parameter
