@@ -3,6 +3,9 @@ package com.supermarket.deployment;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.supermarket.contract.BrokerSettings.TopologyMode;
+import com.supermarket.contract.BrokerTopology;
+import com.supermarket.contract.Topology;
 import com.supermarket.contract.testing.TestBroker;
 import com.supermarket.contract.testing.TestNode;
 import com.supermarket.contract.testing.TestServices;
@@ -21,15 +24,20 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.AfterParameterizedClassInvocation;
+import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.yaml.snakeyaml.Yaml;
 
 /**
@@ -40,13 +48,18 @@ import org.yaml.snakeyaml.Yaml;
  * (same paths, the broker's per-queue endpoint, job = Service name) with the chart's rules file
  * loaded. After some purchases (accepted, rejected, and refused under a memory alarm), every
  * dashboard query and every metric an alert reads must return series, and Prometheus must
- * evaluate every rule without error.
+ * evaluate every rule without error. All of it once per topology mode ({@code sharded}: the
+ * sharding plugin's queues; {@code replicated}: the quorum queues {@code <exchange>.shard.<i>}),
+ * each with a node and services of its own, so that the alerts and panels meet each mode's real
+ * queue names.
  *
  * <p>Needs the service jars (build the reactor, or
  * {@code -pl purchase-api,store-service,purchases-service,deployment -am verify}) and Debian's
  * {@code prometheus} (no image of it is built here). Ports of the services and Prometheus: 100 from
- * {@code -Dobservability.portBase} (18100). Logs: {@code deployment/target/observability-it}.
+ * {@code -Dobservability.portBase} (18100). Logs: {@code deployment/target/observability-it/<mode>}.
  */
+@ParameterizedClass(name = "{0} topology")
+@EnumSource(TopologyMode.class)
 class PrometheusQueriesIT {
 
     private static final int BASE = Integer.getInteger("observability.portBase", 18100);
@@ -64,20 +77,27 @@ class PrometheusQueriesIT {
     private static Path dir;
     private static TestNode node;
     private static TestBroker broker;
+    /** The mode of the running invocation, for the static set-up; the tests read {@link #mode}. */
+    private static TopologyMode topology;
 
-    @BeforeAll
-    static void startBrokerServicesAndPrometheus() throws Exception {
+    @Parameter
+    TopologyMode mode;
+
+    @BeforeParameterizedClassInvocation
+    static void startBrokerServicesAndPrometheus(TopologyMode mode) throws Exception {
+        topology = mode;
+        String name = mode.name().toLowerCase(Locale.ROOT);
         // Logs and data under target/, kept after the run for a look at what failed.
-        dir = DeploymentFiles.resolve("deployment/target/observability-it");
+        dir = DeploymentFiles.resolve("deployment/target/observability-it/" + name);
         deleteRecursively(dir);
         Files.createDirectories(dir);
-        node = TestNode.start("observability");
+        node = TestNode.start("observability-" + name);
         broker = node.broker("observability");
         // Its counts' state in the run's folder, so each run starts empty.
         startService("store-service", STORE, MANAGEMENT + 1, Map.of("STORE_STATE_DIR", dir.resolve("store-state").toString()));
         TestServices.Database mariaDb = TestServices.mariaDb();
         startService("purchases-service", PURCHASES, MANAGEMENT + 2, Map.of("SPRING_PROFILES_ACTIVE", "mysql",
-                "MYSQL_URL", mariaDb.jdbcUrl(DATABASE + "?createDatabaseIfNotExist=true"),
+                "MYSQL_URL", mariaDb.jdbcUrl(DATABASE + "_" + name + "?createDatabaseIfNotExist=true"),
                 "MYSQL_USERNAME", mariaDb.username(), "MYSQL_PASSWORD", mariaDb.password()));
         startService("purchase-api", API, MANAGEMENT, Map.of());
         for (int port = MANAGEMENT; port <= MANAGEMENT + 2; port++) {
@@ -88,7 +108,7 @@ class PrometheusQueriesIT {
         startPrometheus();
     }
 
-    @AfterAll
+    @AfterParameterizedClassInvocation
     static void stopEverything() throws Exception {
         try {
             for (Process process : STARTED.reversed()) {
@@ -97,10 +117,12 @@ class PrometheusQueriesIT {
                     process.destroyForcibly();
                 }
             }
+            STARTED.clear();
             deleteRecursively(dir.resolve("tsdb"));
         } finally {
             if (node != null) {
                 node.close();
+                node = null;
             }
         }
     }
@@ -166,6 +188,32 @@ class PrometheusQueriesIT {
         });
     }
 
+    /**
+     * The alerts' and panels' shard matcher against this mode's real queue series: it finds
+     * every shard queue of both sharded exchanges and none of the other queues the broker
+     * reports (the parking queue, the store query queue), and the no-consumer alert's expression
+     * is empty while every shard is consumed.
+     */
+    @Test
+    void theShardMatcherFindsEveryShardQueueOfThisModeAndNoOtherQueue() throws Exception {
+        Set<String> shards = new TreeSet<>();
+        for (String exchange : Topology.SHARDED_EXCHANGES) {
+            shards.addAll(mode == TopologyMode.REPLICATED
+                    ? BrokerTopology.replicatedShards(exchange, BrokerTopology.DEFAULT_REPLICATED_SHARDS)
+                    : broker.shardQueues(exchange));
+        }
+        assertThat(shards).as("shard queues of the %s mode", mode).hasSizeGreaterThanOrEqualTo(4);
+        String shardConsumers = "sum by (queue) (rabbitmq_detailed_queue_consumers{queue=~\"" + PrometheusRulesTest.SHARD_QUEUES + "\"})";
+
+        await("the shard queues' series").atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofSeconds(2))
+                .untilAsserted(() -> {
+                    assertThat(queues("sum by (queue) (rabbitmq_detailed_queue_consumers)"))
+                            .contains(Topology.PARKING_QUEUE, Topology.STORE_RPC_QUEUE).containsAll(shards);
+                    assertThat(queues(shardConsumers)).isEqualTo(shards);
+                });
+        assertThat(result(alertExpression("SupermarketShardWithoutConsumer"))).as("shards without a consumer").isEmpty();
+    }
+
     @Test
     void actuatorAnswersOnlyOnTheManagementPortNeverOnTheApiPort() throws Exception {
         for (int i = 0; i < 3; i++) {
@@ -208,6 +256,20 @@ class PrometheusQueriesIT {
         return (List<?>) DeploymentFiles.map(answer.get("data")).get("result");
     }
 
+    /** The queue labels of an instant query's series. */
+    private static Set<String> queues(String query) throws Exception {
+        Set<String> queues = new TreeSet<>();
+        for (Object series : result(query)) {
+            queues.add((String) DeploymentFiles.map(DeploymentFiles.map(series).get("metric")).get("queue"));
+        }
+        return queues;
+    }
+
+    private static String alertExpression(String name) {
+        return PrometheusRulesTest.alerts().stream().filter(alert -> name.equals(alert.get("alert")))
+                .map(alert -> (String) alert.get("expr")).findFirst().orElseThrow();
+    }
+
     /** The single value of an instant query that returns one series. */
     private static double value(String query) throws Exception {
         List<?> result = result(query);
@@ -240,6 +302,7 @@ class PrometheusQueriesIT {
         env.put("RABBITMQ_VHOST", broker.vhost());
         env.put("RABBITMQ_MANAGEMENT_URL", broker.managementUri().toString());
         env.put("BROKER_SHARDS_PER_NODE", "2");
+        env.put("BROKER_TOPOLOGY_MODE", topology.name().toLowerCase(Locale.ROOT));
         env.put("LOG_FORMAT", "");
         env.remove("JAVA_TOOL_OPTIONS");
         env.putAll(extra);

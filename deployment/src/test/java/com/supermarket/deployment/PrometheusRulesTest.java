@@ -2,6 +2,7 @@ package com.supermarket.deployment;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.supermarket.contract.Topology;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -10,6 +11,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.yaml.snakeyaml.Yaml;
@@ -24,6 +27,11 @@ class PrometheusRulesTest {
     static final Path RULES = DeploymentFiles.resolve("helm/supermarket/files/prometheus/supermarket-rules.yaml");
     static final Path RULE_TESTS = DeploymentFiles.resolve("helm/supermarket/files/prometheus/supermarket-rules.test.yaml");
     static final Path DASHBOARD = DeploymentFiles.resolve("helm/supermarket/files/grafana/supermarket-dashboard.json");
+
+    /** The queue matcher of every alert and panel that reads the shard queues' series. */
+    static final String SHARD_QUEUES = "sharding: .+|.+[.]shard[.][0-9]+";
+
+    private static final Pattern QUEUE_REGEX = Pattern.compile("queue=~\"([^\"]*)\"");
 
     @Test
     void theRulesFileIsValid() throws Exception {
@@ -46,6 +54,38 @@ class PrometheusRulesTest {
             assertThat(DeploymentFiles.map(alert.get("labels"))).containsKey("severity");
             assertThat(DeploymentFiles.map(alert.get("annotations"))).containsKeys("summary", "description");
         });
+    }
+
+    /**
+     * Prometheus anchors a regex matcher at both ends, as {@link Matcher#matches} does, and this
+     * one is plain RE2 syntax that Java reads alike. The copy group exchange {@code storeX.c1}
+     * stands for any exchange named after {@code storeX}.
+     */
+    @Test
+    void theShardQueueMatcherTakesTheShardQueuesOfBothModesAndNoOtherQueue() {
+        Pattern shards = Pattern.compile(SHARD_QUEUES);
+        List<String> shardQueues = new ArrayList<>();
+        for (String exchange : List.of(Topology.PURCHASE_EXCHANGE, Topology.STORE_EXCHANGE, Topology.STORE_EXCHANGE + ".c1")) {
+            shardQueues.add(Topology.shardQueuePrefix(exchange) + "rabbit@supermarket-rabbitmq-server-2 - 11");
+            shardQueues.add(Topology.replicatedShardName(exchange, 0));
+            shardQueues.add(Topology.replicatedShardName(exchange, 15));
+        }
+        assertThat(shardQueues).allSatisfy(queue -> assertThat(shards.matcher(queue).matches()).as(queue).isTrue());
+        assertThat(List.of(Topology.PARKING_QUEUE, Topology.STORE_RPC_QUEUE, Topology.storeQueryQueue(1, 4),
+                Topology.STORE_EXCHANGE, Topology.PURCHASE_EXCHANGE + ".shard", "amq.gen-JzTY20BRgKO-HjmUJj0wLg"))
+                .allSatisfy(queue -> assertThat(shards.matcher(queue).matches()).as(queue).isFalse());
+
+        List<String> expressions = new ArrayList<>(dashboardQueries().values());
+        alerts().forEach(alert -> expressions.add((String) alert.get("expr")));
+        List<String> matchers = new ArrayList<>();
+        for (String expr : expressions) {
+            Matcher queue = QUEUE_REGEX.matcher(expr);
+            while (queue.find()) {
+                matchers.add(queue.group(1));
+            }
+        }
+        assertThat(matchers).as("queue matchers of the alerts and panels").hasSizeGreaterThanOrEqualTo(5)
+                .containsOnly(SHARD_QUEUES);
     }
 
     @Test
