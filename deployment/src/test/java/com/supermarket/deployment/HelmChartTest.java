@@ -454,14 +454,14 @@ class HelmChartTest {
     @Test
     void tracesEveryServiceToTheCollectorOnlyWhenOneIsNamedAndLetsItsPortOut() {
         assertThat(ofKind(render(null), ConfigMap.class).getFirst().getData()).containsEntry("TRACING_ENABLED", "false")
-                .doesNotContainKeys("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "MANAGEMENT_TRACING_SAMPLING_PROBABILITY");
+                .doesNotContainKeys("TRACING_OTLP_ENDPOINT", "TRACING_SAMPLING_PROBABILITY");
 
         List<HasMetadata> objects = HelmChart.objects(HelmChart.template(null, Map.of(
                 "tracing.otlpEndpoint", "http://otel-collector.monitoring:4318/v1/traces", "tracing.samplingProbability", 0.5)));
 
         assertThat(ofKind(objects, ConfigMap.class).getFirst().getData()).containsEntry("TRACING_ENABLED", "true")
-                .containsEntry("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "http://otel-collector.monitoring:4318/v1/traces")
-                .containsEntry("MANAGEMENT_TRACING_SAMPLING_PROBABILITY", "0.5");
+                .containsEntry("TRACING_OTLP_ENDPOINT", "http://otel-collector.monitoring:4318/v1/traces")
+                .containsEntry("TRACING_SAMPLING_PROBABILITY", "0.5");
         for (String component : List.of("purchase-api", "store-service")) {
             assertThat(ofKind(objects, NetworkPolicy.class).stream()
                     .filter(p -> p.getMetadata().getName().equals("supermarket-" + component + "-egress"))

@@ -29,7 +29,6 @@ import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.zip.GZIPInputStream;
@@ -104,8 +103,8 @@ class TracingIT {
         processes = new ServiceProcesses(dir, broker);
         Map<String, String> tracing = Map.of(
                 "TRACING_ENABLED", "true",
-                "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "http://127.0.0.1:" + RECEIVER + "/v1/traces",
-                "MANAGEMENT_TRACING_SAMPLING_PROBABILITY", "1.0",
+                "TRACING_OTLP_ENDPOINT", "http://127.0.0.1:" + RECEIVER + "/v1/traces",
+                "TRACING_SAMPLING_PROBABILITY", "1.0",
                 "MANAGEMENT_OPENTELEMETRY_TRACING_EXPORT_SCHEDULE_DELAY", "200ms",
                 "LOG_FORMAT", "ecs");
         processes.startService("store-service", STORE, MANAGEMENT + 1, with(tracing,
@@ -152,9 +151,10 @@ class TracingIT {
         String purchaseId = WireFormat.mapper().readTree(created.body()).path("purchaseId").asString();
 
         await("every service's spans of the purchase").atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
-            Received post = span("purchase-api", trace, Span.SpanKind.SPAN_KIND_SERVER).orElseThrow();
+            Received post = span("purchase-api", trace, Span.SpanKind.SPAN_KIND_SERVER);
             Received publish = SPANS.stream().filter(received -> received.span().getName().equals("purchases publish")
-                    && received.linksTo(trace, post.spanId())).findFirst().orElseThrow();
+                    && received.linksTo(trace, post.spanId())).findFirst()
+                    .orElseThrow(() -> new AssertionError("no publish span linked to the POST's in " + received()));
             for (String consumer : List.of("store-service", "purchases-service")) {
                 assertThat(SPANS).as("%s's consume span", consumer).anySatisfy(received -> {
                     assertThat(received.service()).isEqualTo(consumer);
@@ -186,9 +186,9 @@ class TracingIT {
         assertThat(answered.statusCode()).as(answered.body()).isEqualTo(200);
 
         await("the store query's spans").atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
-            Received get = span("purchase-api", trace, Span.SpanKind.SPAN_KIND_SERVER).orElseThrow();
-            Received client = span("purchase-api", trace, Span.SpanKind.SPAN_KIND_CLIENT).orElseThrow();
-            Received server = span("store-service", trace, Span.SpanKind.SPAN_KIND_SERVER).orElseThrow();
+            Received get = span("purchase-api", trace, Span.SpanKind.SPAN_KIND_SERVER);
+            Received client = span("purchase-api", trace, Span.SpanKind.SPAN_KIND_CLIENT);
+            Received server = span("store-service", trace, Span.SpanKind.SPAN_KIND_SERVER);
             assertThat(client.parentSpanId()).isEqualTo(get.spanId());
             assertThat(server.parentSpanId()).isEqualTo(client.spanId());
             assertThat(server.span().getName()).isEqualTo("store query answer");
@@ -200,9 +200,17 @@ class TracingIT {
                 }));
     }
 
-    private static Optional<Received> span(String service, String trace, Span.SpanKind kind) {
+    /** The span of {@code service} in {@code trace} of that kind; an assertion error (awaited again) until there is one. */
+    private static Received span(String service, String trace, Span.SpanKind kind) {
         return SPANS.stream().filter(received -> received.service().equals(service) && received.traceId().equals(trace)
-                && received.span().getKind() == kind).findFirst();
+                && received.span().getKind() == kind).findFirst()
+                .orElseThrow(() -> new AssertionError("no " + kind + " span of " + service + " in trace " + trace + " among " + received()));
+    }
+
+    /** What was received, in short: service, name, trace id. */
+    private static List<String> received() {
+        return SPANS.stream().map(received -> received.service() + " '" + received.span().getName() + "' " + received.traceId())
+                .toList();
     }
 
     /** The service's log lines that are JSON (ECS), parsed. */
