@@ -453,8 +453,8 @@ class HelmChartTest {
 
     @Test
     void tracesEveryServiceToTheCollectorOnlyWhenOneIsNamedAndLetsItsPortOut() {
-        assertThat(ofKind(render(null), ConfigMap.class).getFirst().getData()).containsEntry("TRACING_ENABLED", "false")
-                .doesNotContainKeys("TRACING_OTLP_ENDPOINT", "TRACING_SAMPLING_PROBABILITY");
+        assertThat(ofKind(render(null), ConfigMap.class).getFirst().getData()).as("the services' default: off")
+                .doesNotContainKeys("TRACING_ENABLED", "TRACING_OTLP_ENDPOINT", "TRACING_SAMPLING_PROBABILITY");
 
         List<HasMetadata> objects = HelmChart.objects(HelmChart.template(null, Map.of(
                 "tracing.otlpEndpoint", "http://otel-collector.monitoring:4318/v1/traces", "tracing.samplingProbability", 0.5)));
