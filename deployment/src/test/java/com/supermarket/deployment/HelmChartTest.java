@@ -457,11 +457,11 @@ class HelmChartTest {
                 .doesNotContainKeys("TRACING_ENABLED", "TRACING_OTLP_ENDPOINT", "TRACING_SAMPLING_PROBABILITY");
 
         List<HasMetadata> objects = HelmChart.objects(HelmChart.template(null, Map.of(
-                "tracing.otlpEndpoint", "http://otel-collector.monitoring:4318/v1/traces", "tracing.samplingProbability", 0.5)));
+                "tracing.otlpEndpoint", "http://otel-collector.monitoring:4318/v1/traces")));
 
         assertThat(ofKind(objects, ConfigMap.class).getFirst().getData()).containsEntry("TRACING_ENABLED", "true")
                 .containsEntry("TRACING_OTLP_ENDPOINT", "http://otel-collector.monitoring:4318/v1/traces")
-                .containsEntry("TRACING_SAMPLING_PROBABILITY", "0.5");
+                .containsEntry("TRACING_SAMPLING_PROBABILITY", "0.1");
         for (String component : List.of("purchase-api", "store-service")) {
             assertThat(ofKind(objects, NetworkPolicy.class).stream()
                     .filter(p -> p.getMetadata().getName().equals("supermarket-" + component + "-egress"))
