@@ -26,14 +26,15 @@ import org.springframework.amqp.core.MessageProperties;
  * is handled.
  * </ul>
  *
- * <p>Tracing off ({@value #ENABLED_PROPERTY} false, the default): every method returns at once,
- * with null or a shared no-op, so the request and consume paths allocate nothing for tracing.
+ * <p>Tracing off ({@value #ENABLED_PROPERTY} false, the services' default): every method
+ * returns at once, with null or a shared no-op, so the request and consume paths allocate nothing
+ * for tracing ({@link TracingSwitch} keeps Boot's tracing off the HTTP requests too).
  *
  * <p>Thread-safe: stateless apart from the thread-safe tracer and propagator.
  */
 public final class MessageTracing {
 
-    /** Spring Boot's switch of trace export and propagation; off unless set. */
+    /** Spring Boot's switch of trace export and propagation; the services set it from {@code TRACING_ENABLED}. */
     public static final String ENABLED_PROPERTY = "management.tracing.export.enabled";
 
     /** Tracing off, as the services run without tracing (and as unit tests use it). */
