@@ -132,11 +132,23 @@ public record PurchaseBatch(int version, List<Purchase> purchases) {
     }
 
     /**
-     * One element of a message that is not a valid purchase.
+     * One element of a message that is not a valid purchase, or a purchase a consumer refuses.
      *
-     * @param json   its raw JSON, as it should be parked for an operator
-     * @param reason why it was refused
+     * @param json     its raw JSON, as it should be parked for an operator
+     * @param reason   why it was refused
+     * @param purchase the purchase when it decoded (a consumer refused it), for the logs; null
+     *                 when the element is not a valid purchase
      */
-    public record Poison(byte[] json, String reason) {
+    public record Poison(byte[] json, String reason, Purchase purchase) {
+
+        /** An element that is not a valid purchase. */
+        public Poison(byte[] json, String reason) {
+            this(json, reason, null);
+        }
+
+        /** A valid purchase that a consumer refuses. */
+        public static Poison of(Purchase purchase, String reason) {
+            return new Poison(WireFormat.encode(purchase), reason, purchase);
+        }
     }
 }

@@ -32,8 +32,9 @@ public final class WireFormat {
      * Encodes a purchase to the same bytes as {@link #encode(Object)}, without the data binder:
      * purchase-api encodes every purchase on its request path, where the binder was about 5 % of
      * the API's CPU under JFR. Every field is a number, a UUID or an ISO-8601 date or instant
-     * (the binder's formats: {@code LocalDate} and {@code Instant} print them alike), so nothing
-     * needs escaping.
+     * (the binder's formats: {@code LocalDate} and {@code Instant} print them alike), or a
+     * validated traceparent (left out when null, as the binder leaves it out), so nothing needs
+     * escaping.
      */
     public static byte[] encode(Purchase purchase) {
         StringBuilder json = new StringBuilder(128 + 32 * purchase.items().size())
@@ -47,8 +48,11 @@ public final class WireFormat {
             json.append(i == 0 ? "{\"itemId\":" : ",{\"itemId\":").append(item.itemId())
                     .append(",\"quantity\":").append(item.quantity()).append('}');
         }
-        return json.append("],\"acceptedAt\":\"").append(purchase.acceptedAt()).append("\"}")
-                .toString().getBytes(StandardCharsets.US_ASCII);
+        json.append("],\"acceptedAt\":\"").append(purchase.acceptedAt());
+        if (purchase.traceparent() != null) {
+            json.append("\",\"traceparent\":\"").append(purchase.traceparent());
+        }
+        return json.append("\"}").toString().getBytes(StandardCharsets.US_ASCII);
     }
 
     /**

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.UUID;
+import java.util.regex.Matcher;
 import org.junit.jupiter.api.Test;
 
 class WireFormatTest {
@@ -35,7 +36,9 @@ class WireFormatTest {
                 items.add(new PurchaseItem(random.nextInt(1, Integer.MAX_VALUE), random.nextInt(1, Integer.MAX_VALUE)));
             }
             Purchase any = new Purchase(new UUID(random.nextLong(), random.nextLong()), random.nextInt(1, Integer.MAX_VALUE),
-                    random.nextInt(), dates.get(n % dates.size()), items, instants.get(n % instants.size()));
+                    random.nextInt(), dates.get(n % dates.size()), items, instants.get(n % instants.size()),
+                    n % 2 == 0 ? null : "00-%016x%016x-%016x-0%d".formatted(random.nextLong(), random.nextLong(),
+                            random.nextLong(), n % 4 / 2));
             assertThat(new String(WireFormat.encode(any), StandardCharsets.US_ASCII))
                     .isEqualTo(new String(WireFormat.encode((Object) any), StandardCharsets.UTF_8));
             assertThat(WireFormat.decode(WireFormat.encode(any), Purchase.class)).isEqualTo(any);
@@ -51,6 +54,35 @@ class WireFormatTest {
     void unknownFieldsAreIgnoredSoProducersCanEvolve() {
         String json = new String(WireFormat.encode(purchase), StandardCharsets.UTF_8).replaceFirst("\\{", "{\"channel\":\"till\",");
         assertThat(WireFormat.decode(json.getBytes(StandardCharsets.UTF_8), Purchase.class)).isEqualTo(purchase);
+    }
+
+    private static final String TRACEPARENT = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+
+    @Test
+    void aTracedPurchaseCarriesItsTraceparentAndAnUntracedOneNoField() {
+        Purchase traced = purchase.withTraceparent(TRACEPARENT);
+        assertThat(new String(WireFormat.encode(traced), StandardCharsets.US_ASCII)).endsWith(",\"traceparent\":\"" + TRACEPARENT + "\"}");
+        assertThat(WireFormat.decode(WireFormat.encode(traced), Purchase.class).traceparent()).isEqualTo(TRACEPARENT);
+        assertThat(new String(WireFormat.encode(purchase), StandardCharsets.US_ASCII)).doesNotContain("traceparent");
+    }
+
+    @Test
+    void aPurchaseFromBeforeTheTraceparentDecodesUntraced() {
+        String before = "{\"purchaseId\":\"" + purchase.purchaseId() + "\",\"storeId\":7,\"customerId\":7003,"
+                + "\"date\":\"2021-01-01\",\"items\":[{\"itemId\":101,\"quantity\":2},{\"itemId\":5,\"quantity\":1}],"
+                + "\"acceptedAt\":\"2021-01-01T08:00:00Z\"}";
+        assertThat(WireFormat.decode(before.getBytes(StandardCharsets.US_ASCII), Purchase.class)).isEqualTo(purchase);
+    }
+
+    @Test
+    void aMalformedTraceparentIsDroppedNotAPoisonPurchase() {
+        for (String bad : List.of("", "01-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+                "00-0AF7651916CD43DD8448EB211C80319C-b7ad6b7169203331-01", TRACEPARENT + "0",
+                "00-0af7651916cd43dd8448eb211c80319c\"b7ad6b7169203331-01")) {
+            String json = new String(WireFormat.encode(purchase), StandardCharsets.UTF_8)
+                    .replaceFirst("\\}$", Matcher.quoteReplacement(",\"traceparent\":" + WireFormat.mapper().writeValueAsString(bad) + "}"));
+            assertThat(WireFormat.decode(json.getBytes(StandardCharsets.UTF_8), Purchase.class)).as(bad).isEqualTo(purchase);
+        }
     }
 
     @Test

@@ -665,6 +665,27 @@ class HelmChartTest {
     }
 
     @Test
+    void tracesEveryServiceToTheCollectorOnlyWhenOneIsNamedAndLetsItsPortOut() {
+        assertThat(ofKind(render(null), ConfigMap.class).getFirst().getData()).as("the services' default: off")
+                .doesNotContainKeys("TRACING_ENABLED", "TRACING_OTLP_ENDPOINT", "TRACING_SAMPLING_PROBABILITY");
+
+        List<HasMetadata> objects = HelmChart.objects(HelmChart.template(null, Map.of(
+                "tracing.otlpEndpoint", "http://otel-collector.monitoring:4318/v1/traces")));
+
+        assertThat(ofKind(objects, ConfigMap.class).getFirst().getData()).containsEntry("TRACING_ENABLED", "true")
+                .containsEntry("TRACING_OTLP_ENDPOINT", "http://otel-collector.monitoring:4318/v1/traces")
+                .containsEntry("TRACING_SAMPLING_PROBABILITY", "0.1");
+        for (String component : List.of("purchase-api", "store-service")) {
+            assertThat(ofKind(objects, NetworkPolicy.class).stream()
+                    .filter(p -> p.getMetadata().getName().equals("supermarket-" + component + "-egress"))
+                    .findFirst().orElseThrow().getSpec().getEgress())
+                    .flatExtracting(rule -> rule.getPorts()).extracting(p -> p.getPort().getIntVal()).as(component).contains(4318);
+        }
+        assertThatThrownBy(() -> HelmChart.template(null, Map.of("tracing.otlpEndpoint", "otel-collector:4318")))
+                .hasMessageContaining("otlpEndpoint");
+    }
+
+    @Test
     void keepsABrokerMajorityThroughDrainsAndSpreadsTheApi() {
         List<HasMetadata> objects = render(null);
         PodDisruptionBudget broker = ofKind(objects, PodDisruptionBudget.class).stream()

@@ -21,6 +21,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -73,7 +74,7 @@ class PrometheusQueriesIT {
 
     private static final int ACCEPTED = 40;
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-    private static final List<Process> STARTED = new ArrayList<>();
+    private static ServiceProcesses processes;
     private static Path dir;
     private static TestNode node;
     private static TestBroker broker;
@@ -93,31 +94,24 @@ class PrometheusQueriesIT {
         Files.createDirectories(dir);
         node = TestNode.start("observability-" + name);
         broker = node.broker("observability");
+        processes = new ServiceProcesses(dir, broker);
         // Its counts' state in the run's folder, so each run starts empty.
-        startService("store-service", STORE, MANAGEMENT + 1, Map.of("STORE_STATE_DIR", dir.resolve("store-state").toString()));
+        processes.startService("store-service", STORE, MANAGEMENT + 1, inMode(Map.of("STORE_STATE_DIR", dir.resolve("store-state").toString())));
         TestServices.Database mariaDb = TestServices.mariaDb();
-        startService("purchases-service", PURCHASES, MANAGEMENT + 2, Map.of("SPRING_PROFILES_ACTIVE", "mysql",
+        processes.startService("purchases-service", PURCHASES, MANAGEMENT + 2, inMode(Map.of("SPRING_PROFILES_ACTIVE", "mysql",
                 "MYSQL_URL", mariaDb.jdbcUrl(DATABASE + "_" + name + "?createDatabaseIfNotExist=true"),
-                "MYSQL_USERNAME", mariaDb.username(), "MYSQL_PASSWORD", mariaDb.password()));
-        startService("purchase-api", API, MANAGEMENT, Map.of());
-        for (int port = MANAGEMENT; port <= MANAGEMENT + 2; port++) {
-            String readiness = "http://127.0.0.1:" + port + "/actuator/health/readiness";
-            await("readiness at " + readiness).atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofSeconds(1))
-                    .ignoreExceptions().until(() -> get(readiness).statusCode() == 200);
-        }
+                "MYSQL_USERNAME", mariaDb.username(), "MYSQL_PASSWORD", mariaDb.password())));
+        processes.startService("purchase-api", API, MANAGEMENT, inMode(Map.of()));
+        ServiceProcesses.awaitReady(MANAGEMENT, MANAGEMENT + 1, MANAGEMENT + 2);
         startPrometheus();
     }
 
     @AfterParameterizedClassInvocation
     static void stopEverything() throws Exception {
         try {
-            for (Process process : STARTED.reversed()) {
-                process.destroy();
-                if (!process.waitFor(30, TimeUnit.SECONDS)) {
-                    process.destroyForcibly();
-                }
+            if (processes != null) {
+                processes.close();
             }
-            STARTED.clear();
             deleteRecursively(dir.resolve("tsdb"));
         } finally {
             if (node != null) {
@@ -286,27 +280,11 @@ class PrometheusQueriesIT {
                 HttpResponse.BodyHandlers.ofString());
     }
 
-    private static void startService(String module, int port, int managementPort, Map<String, String> extra) throws IOException {
-        Path jar = DeploymentFiles.resolve(module + "/target/" + module + "-0.1.0-SNAPSHOT.jar");
-        assertThat(jar).as("%s's jar: build it first (./mvnw -pl purchase-api,store-service,purchases-service,deployment -am verify)",
-                module).isRegularFile();
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        ProcessBuilder builder = new ProcessBuilder(java, "-Xmx256m", "-XX:TieredStopAtLevel=1", "-jar", jar.toString());
-        Map<String, String> env = builder.environment();
-        env.put("SERVER_PORT", String.valueOf(port));
-        env.put("MANAGEMENT_PORT", String.valueOf(managementPort));
-        env.put("RABBITMQ_HOST", broker.host());
-        env.put("RABBITMQ_PORT", String.valueOf(broker.port()));
-        env.put("RABBITMQ_USERNAME", broker.username());
-        env.put("RABBITMQ_PASSWORD", broker.password());
-        env.put("RABBITMQ_VHOST", broker.vhost());
-        env.put("RABBITMQ_MANAGEMENT_URL", broker.managementUri().toString());
-        env.put("BROKER_SHARDS_PER_NODE", "2");
-        env.put("BROKER_TOPOLOGY_MODE", topology.name().toLowerCase(Locale.ROOT));
-        env.put("LOG_FORMAT", "");
-        env.remove("JAVA_TOOL_OPTIONS");
-        env.putAll(extra);
-        start(builder, module);
+    /** {@code env} and the topology mode of the running invocation. */
+    private static Map<String, String> inMode(Map<String, String> env) {
+        Map<String, String> all = new HashMap<>(env);
+        all.put("BROKER_TOPOLOGY_MODE", topology.name().toLowerCase(Locale.ROOT));
+        return all;
     }
 
     private static void startPrometheus() throws Exception {
@@ -330,18 +308,9 @@ class PrometheusQueriesIT {
                 """.formatted(PrometheusRulesTest.RULES, scrape.formatted("purchase-api", MANAGEMENT),
                 scrape.formatted("store-service", MANAGEMENT + 1), scrape.formatted("purchases-service", MANAGEMENT + 2),
                 node.prometheusUri().getAuthority(), broker.vhost(), node.prometheusUri().getAuthority()));
-        start(new ProcessBuilder("prometheus", "--config.file=" + dir.resolve("prometheus.yml"),
+        processes.start(new ProcessBuilder("prometheus", "--config.file=" + dir.resolve("prometheus.yml"),
                 "--storage.tsdb.path=" + dir.resolve("tsdb"), "--web.listen-address=127.0.0.1:" + PROMETHEUS), "prometheus");
         await("Prometheus").atMost(Duration.ofSeconds(30)).ignoreExceptions()
                 .until(() -> get("http://127.0.0.1:" + PROMETHEUS + "/-/ready").statusCode() == 200);
-    }
-
-    private static void start(ProcessBuilder builder, String name) throws IOException {
-        builder.redirectErrorStream(true).redirectOutput(dir.resolve(name + ".log").toFile());
-        try {
-            STARTED.add(builder.start());
-        } catch (IOException e) {
-            throw new AssertionError("cannot start " + name + " (" + builder.command().getFirst() + "): " + e.getMessage(), e);
-        }
     }
 }

@@ -1,6 +1,7 @@
 package com.supermarket.api.broker;
 
 import com.supermarket.contract.BrokerBeans;
+import com.supermarket.contract.TracingBeans;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
@@ -18,7 +19,7 @@ import org.springframework.context.annotation.Import;
  * the AMQP client's blocking calls, topology, set-up) come from {@link BrokerBeans}.
  */
 @Configuration(proxyBeanMethods = false)
-@Import(BrokerBeans.class)
+@Import({BrokerBeans.class, TracingBeans.class})
 class BrokerConfiguration {
 
     private static final Logger log = LoggerFactory.getLogger(BrokerConfiguration.class);

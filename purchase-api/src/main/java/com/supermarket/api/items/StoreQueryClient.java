@@ -3,6 +3,7 @@ package com.supermarket.api.items;
 import com.supermarket.api.Deadlines;
 import com.supermarket.contract.BrokerSettings;
 import com.supermarket.contract.MalformedMessageException;
+import com.supermarket.contract.MessageTracing;
 import com.supermarket.contract.StorePartition;
 import com.supermarket.contract.StoreQueries;
 import com.supermarket.contract.StoreQuery;
@@ -12,6 +13,8 @@ import com.supermarket.contract.WireFormat;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import io.micrometer.tracing.Span;
+import io.micrometer.tracing.TraceContext;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
@@ -64,6 +67,9 @@ import org.springframework.stereotype.Component;
 @Component
 class StoreQueryClient implements DisposableBean {
 
+    /** The span of one message of store queries, up to its reply (tracing on). */
+    static final String QUERY_SPAN = "store query";
+
     /** Outcome tags of {@code store.rpc.latency} besides the reply statuses. */
     enum Failure { timeout, unreachable, malformed, overloaded, returned }
 
@@ -71,6 +77,7 @@ class StoreQueryClient implements DisposableBean {
     private final RabbitTemplate template;
     private final RpcProperties properties;
     private final Deadlines deadlines;
+    private final MessageTracing tracing;
     private final int partitions;
     /** The queries waiting for a lane, by partition. */
     private final List<BlockingQueue<Asked>> waiting = new ArrayList<>();
@@ -80,8 +87,12 @@ class StoreQueryClient implements DisposableBean {
     private final DistributionSummary batchSize;
     private volatile boolean closed;
 
-    /** A query of one partition and its answer, completed exactly once (by a lane, or by its deadline). */
-    private record Asked(StoreQuery query, int partition, long start, CompletableFuture<StoreQueryReply> reply) {
+    /**
+     * A query of one partition and its answer, completed exactly once (by a lane, or by its
+     * deadline); {@code trace} is its request's span (null when tracing is off).
+     */
+    private record Asked(StoreQuery query, int partition, long start, TraceContext trace,
+                         CompletableFuture<StoreQueryReply> reply) {
     }
 
     /**
@@ -89,7 +100,8 @@ class StoreQueryClient implements DisposableBean {
      *                    application's settings ({@link #connectionOfItsOwn})
      */
     StoreQueryClient(RabbitConnectionFactoryBeanConfigurer connections, CachingConnectionFactoryConfigurer factories,
-                     RpcProperties properties, BrokerSettings broker, Deadlines deadlines, MeterRegistry registry) {
+                     RpcProperties properties, BrokerSettings broker, Deadlines deadlines, MessageTracing tracing,
+                     MeterRegistry registry) {
         this.connectionFactory = connectionOfItsOwn(connections, factories, "purchase-api store queries");
         // Returned when a partition's query queue does not exist, rather than dropped unseen.
         this.connectionFactory.setPublisherReturns(true);
@@ -98,6 +110,7 @@ class StoreQueryClient implements DisposableBean {
         this.template.setMandatory(true);
         this.properties = properties;
         this.deadlines = deadlines;
+        this.tracing = tracing;
         this.partitions = broker.storePartitions();
         for (StoreQuery.Kind kind : StoreQuery.Kind.values()) {
             answered.put(kind, timers(registry, kind, StoreQueryReply.Status.class));
@@ -174,7 +187,7 @@ class StoreQueryClient implements DisposableBean {
 
     /** Queues {@code query} for a lane of {@code partition}. */
     private CompletableFuture<StoreQueryReply> ask(StoreQuery query, int partition) {
-        Asked asked = new Asked(query, partition, System.nanoTime(), new CompletableFuture<>());
+        Asked asked = new Asked(query, partition, System.nanoTime(), tracing.current(), new CompletableFuture<>());
         deadlines.expire(asked.reply(), properties.replyTimeout(), () -> fail(asked, Failure.timeout, timeout(partition)));
         if (closed || !waiting.get(partition).offer(asked)) {
             fail(asked, Failure.overloaded, new StoreQueryFailedException(503, closed
@@ -226,6 +239,16 @@ class StoreQueryClient implements DisposableBean {
         messageProperties.setExpiration(Long.toString(properties.requestExpiry().toMillis()));
         batchSize.record(batch.size());
         int partition = batch.getFirst().partition();
+        Span span = tracing.sending(QUERY_SPAN, Span.Kind.CLIENT, batch, Asked::trace, messageProperties);
+        try {
+            answer(batch, queue, partition, messageProperties, queries);
+        } finally {
+            span.end();
+        }
+    }
+
+    private void answer(List<Asked> batch, String queue, int partition, MessageProperties messageProperties,
+                        List<StoreQuery> queries) {
         Message reply;
         try {
             reply = template.sendAndReceive("", queue, new Message(WireFormat.encode(new StoreQueries(queries)), messageProperties));

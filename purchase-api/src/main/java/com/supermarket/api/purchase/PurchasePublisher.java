@@ -7,6 +7,7 @@ import com.supermarket.api.purchase.IdempotencyStore.Claim;
 import com.supermarket.api.purchase.IdempotencyStore.IdempotencyStoreUnavailableException;
 import com.supermarket.api.purchase.IdempotencyStore.Outcome;
 import com.supermarket.api.purchase.PublishRefusedException.Reason;
+import com.supermarket.contract.MessageTracing;
 import com.supermarket.contract.Purchase;
 import com.supermarket.contract.PurchaseBatch;
 import com.supermarket.contract.Topology;
@@ -15,6 +16,8 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import io.micrometer.tracing.Span;
+import io.micrometer.tracing.TraceContext;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -86,6 +89,8 @@ class PurchasePublisher implements DisposableBean {
     private static final Logger log = LoggerFactory.getLogger(PurchasePublisher.class);
     /** The end of every refusal after which the purchase may still be queued. */
     static final String MAYBE_ACCEPTED = "it may or may not have been accepted: retry later with the same Idempotency-Key";
+    /** The span of a batch's publish, up to its confirm (tracing on). */
+    static final String PUBLISH_SPAN = "purchases publish";
 
     private final RabbitTemplate template;
     private final PublishProperties properties;
@@ -94,6 +99,7 @@ class PurchasePublisher implements DisposableBean {
     private final ShardRouting routing;
     private final IdempotencyStore idempotency;
     private final Deadlines deadlines;
+    private final MessageTracing tracing;
     private final BlockingQueue<Pending> queue;
     private final Semaphore inFlight;
     /** Claims of keys sent to the store and not yet answered. */
@@ -118,7 +124,7 @@ class PurchasePublisher implements DisposableBean {
 
     PurchasePublisher(@Qualifier("publishTemplate") RabbitTemplate template, PublishProperties properties,
                       BlockedConnectionTracker blocked, ShardRouting routing, IdempotencyStore idempotency,
-                      Deadlines deadlines, MeterRegistry registry) {
+                      Deadlines deadlines, MessageTracing tracing, MeterRegistry registry) {
         this.template = template;
         this.properties = properties;
         this.settings = properties.batch();
@@ -126,6 +132,7 @@ class PurchasePublisher implements DisposableBean {
         this.routing = routing;
         this.idempotency = idempotency;
         this.deadlines = deadlines;
+        this.tracing = tracing;
         this.queue = new ArrayBlockingQueue<>(settings.queueCapacity());
         this.inFlight = new Semaphore(settings.maxInFlight());
         this.claimsInFlight = new Semaphore(settings.maxClaimsInFlight());
@@ -156,10 +163,11 @@ class PurchasePublisher implements DisposableBean {
      * One purchase waiting for its batch's confirm, with the routing key of its shard;
      * {@code claim} is null unless it has a key to check (and, once published, to record as
      * confirmed). It may wait to be let in flight until {@code admitByNanos}: the admission
-     * timeout, plus the store's longest wait for a keyed one.
+     * timeout, plus the store's longest wait for a keyed one. {@code trace} is its request's
+     * span, which the batch's span links to; null when tracing is off.
      */
     record Pending(String routingKey, byte[] encoded, Claim claim, long enqueuedNanos, long admitByNanos,
-                   CompletableFuture<Void> done) {
+                   TraceContext trace, CompletableFuture<Void> done) {
     }
 
     /**
@@ -207,11 +215,15 @@ class PurchasePublisher implements DisposableBean {
         }
         // Encoded here, on the request's thread: the sender's serial work stays small.
         Purchase purchase = request.purchase();
+        TraceContext trace = tracing.current();
+        if (trace != null) {
+            purchase = purchase.withTraceparent(MessageTracing.traceparent(trace));
+        }
         Claim claim = idempotency.enabled() ? request.idempotencyKey() : null;
         long now = System.nanoTime();
         long admitBy = now + settings.admissionTimeout().toNanos() + (claim == null ? 0 : idempotency.maxWait().toNanos());
         Pending pending = new Pending(routing.routingKey(purchase.storeId()), WireFormat.encode(purchase), claim, now,
-                admitBy, new CompletableFuture<>());
+                admitBy, trace, new CompletableFuture<>());
         if (claim == null) {
             enqueue(pending);
         } else {
@@ -444,18 +456,20 @@ class PurchasePublisher implements DisposableBean {
         props.setContentType(WireFormat.CONTENT_TYPE);
         props.setType(PurchaseBatch.MESSAGE_TYPE);
         props.setDeliveryMode(properties.persistent() ? MessageDeliveryMode.PERSISTENT : MessageDeliveryMode.NON_PERSISTENT);
+        Span span = tracing.sending(PUBLISH_SPAN, Span.Kind.PRODUCER, batch, Pending::trace, props);
         Message message = new Message(PurchaseBatch.frame(encoded), props);
         CorrelationData correlation = new CorrelationData();
         long start = System.nanoTime();
         try {
             template.send(Topology.INGRESS_EXCHANGE, routingKey, message, correlation);
         } catch (AmqpTimeoutException e) {
-            settle(routingKey, batch, new PublishRefusedException(Reason.CHANNELS_EXHAUSTED,
+            settle(routingKey, batch, span, new PublishRefusedException(Reason.CHANNELS_EXHAUSTED,
                     "the API is overloaded (no free broker channel); retry later", e));
             return;
         } catch (RuntimeException e) {
             // AmqpException mostly; anything else must not stop the sender either.
-            settle(routingKey, batch, new PublishRefusedException(Reason.UNREACHABLE, "the broker is unreachable; retry later", e));
+            settle(routingKey, batch, span, new PublishRefusedException(Reason.UNREACHABLE,
+                    "the broker is unreachable; retry later", e));
             return;
         }
         batchSize.record(batch.size());
@@ -466,7 +480,7 @@ class PurchasePublisher implements DisposableBean {
             if (refused == null) {
                 confirmLatency.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
             }
-            settle(routingKey, batch, refused);
+            settle(routingKey, batch, span, refused);
         });
     }
 
@@ -498,9 +512,13 @@ class PurchasePublisher implements DisposableBean {
      * recorded as confirmed first, so that a retry is answered without publishing again (the
      * record is written to the store before the answer leaves, and a retry's claim after it on
      * the same connection sees it); frees its permit and lets its shard send again, waking the
-     * sender if it waits.
+     * sender if it waits; ends the batch's span.
      */
-    private void settle(String routingKey, List<Pending> batch, PublishRefusedException refused) {
+    private void settle(String routingKey, List<Pending> batch, Span span, PublishRefusedException refused) {
+        if (refused != null) {
+            span.error(refused);
+        }
+        span.end();
         inFlight.release();
         batches.settled(routingKey);
         if (wakeAtQueued > 0) {

@@ -18,6 +18,7 @@ import com.supermarket.api.PlatformProperties;
 import com.supermarket.api.broker.BlockedConnectionTracker;
 import com.supermarket.api.broker.ShardRouting;
 import com.supermarket.api.purchase.PublishRefusedException.Reason;
+import com.supermarket.contract.MessageTracing;
 import com.supermarket.contract.Purchase;
 import com.supermarket.contract.PurchaseBatch;
 import com.supermarket.contract.PurchaseItem;
@@ -164,7 +165,7 @@ class PurchasePublisherTest {
     private PurchasePublisher publisher(boolean persistent, Duration confirmTimeout, PublishProperties.Batch batch) {
         PurchasePublisher publisher = new PurchasePublisher(template,
                 new PublishProperties(persistent, confirmTimeout, Duration.ofSeconds(1), batch), blocked, routing, idempotency,
-                deadlines, registry);
+                deadlines, MessageTracing.OFF, registry);
         publishers.add(publisher);
         return publisher;
     }

@@ -19,7 +19,7 @@ class ShardBatchesTest {
     /** A purchase of {@code shard} enqueued now (each a nanosecond after the last), admitted for 100 ns. */
     private Pending pending(String shard) {
         clock++;
-        return new Pending(shard, new byte[0], null, clock, clock + 100, new CompletableFuture<>());
+        return new Pending(shard, new byte[0], null, clock, clock + 100, null, new CompletableFuture<>());
     }
 
     private Pending add(String shard) {

@@ -1,6 +1,7 @@
 package com.supermarket.purchases.broker;
 
 import com.supermarket.contract.BrokerBeans;
+import com.supermarket.contract.TracingBeans;
 import com.supermarket.contract.Parking;
 import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
 import org.springframework.context.annotation.Bean;
@@ -14,7 +15,7 @@ import org.springframework.context.annotation.Import;
  * reading from a connection that publishes, acks included.
  */
 @Configuration(proxyBeanMethods = false)
-@Import(BrokerBeans.class)
+@Import({BrokerBeans.class, TracingBeans.class})
 class BrokerConfiguration {
 
     /** Parks poison purchases, and those the store refuses for good, on the publisher connection. */

@@ -3,12 +3,15 @@ package com.supermarket.purchases.ingest;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.ShutdownSignalException;
 import com.supermarket.contract.MalformedMessageException;
+import com.supermarket.contract.MessageTracing;
 import com.supermarket.contract.Parking;
 import com.supermarket.contract.Purchase;
 import com.supermarket.contract.PurchaseBatch;
+import com.supermarket.contract.PurchaseLogContext;
 import com.supermarket.contract.WireFormat;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.tracing.Span;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
@@ -36,6 +39,10 @@ import org.springframework.stereotype.Component;
  * closes nor retried in a tight loop; after {@code maxAttemptsOnError} deliveries it is rejected
  * to the parking queue ({@code purchases_errors_total} counts them).
  *
+ * <p>With tracing on, each delivery is handled in a span of its own
+ * ({@link MessageTracing#handling}) linked to its purchases' requests; each stored (at debug
+ * level) or parked purchase is logged with its ids ({@link PurchaseLogContext}).
+ *
  * <p>Thread-safe: each container consumer calls it with its own channel; the attempt counts are
  * a concurrent map, touched only after a failure.
  */
@@ -46,6 +53,8 @@ class PurchaseBatchListener implements ChannelAwareMessageListener {
     private static final Duration PARK_TIMEOUT = Duration.ofSeconds(10);
     /** Messages whose unexpected failures are remembered; older ones start counting afresh. */
     private static final int REMEMBERED_FAILURES = 1024;
+    /** The span of storing one message (tracing on). */
+    static final String CONSUME_SPAN = "purchases-service consume";
 
     private final BatchWriter writer;
     private final Parking parking;
@@ -54,9 +63,12 @@ class PurchaseBatchListener implements ChannelAwareMessageListener {
     private final Counter malformedMessages;
     private final Counter poisonPurchases;
     private final Counter errors;
+    private final MessageTracing tracing;
 
-    PurchaseBatchListener(BatchWriter writer, Parking parking, IngestProperties properties, MeterRegistry registry) {
+    PurchaseBatchListener(BatchWriter writer, Parking parking, IngestProperties properties, MessageTracing tracing,
+                          MeterRegistry registry) {
         this.writer = writer;
+        this.tracing = tracing;
         this.parking = parking;
         this.maxAttemptsOnError = properties.maxAttemptsOnError();
         this.malformedMessages = Counter.builder("purchases.poison").tag("kind", "message")
@@ -96,6 +108,15 @@ class PurchaseBatchListener implements ChannelAwareMessageListener {
             channel.basicReject(tag, false);
             return;
         }
+        try (MessageTracing.Handling traced = tracing.handling(CONSUME_SPAN, Span.Kind.CONSUMER, properties,
+                decoded.purchases())) {
+            store(message, channel, decoded);
+        }
+    }
+
+    private void store(Message message, Channel channel, PurchaseBatch.Decoded decoded) throws Exception {
+        MessageProperties properties = message.getMessageProperties();
+        long tag = properties.getDeliveryTag();
         try {
             Set<UUID> refused = decoded.purchases().isEmpty() ? Set.of() : writer.write(decoded.purchases());
             for (PurchaseBatch.Poison poison : decoded.poison()) {
@@ -103,8 +124,12 @@ class PurchaseBatchListener implements ChannelAwareMessageListener {
             }
             for (Purchase purchase : decoded.purchases()) {
                 if (refused.contains(purchase.purchaseId())) {
-                    park(new PurchaseBatch.Poison(WireFormat.encode(purchase), "refused by the purchase store"),
+                    park(PurchaseBatch.Poison.of(purchase, "refused by the purchase store"),
                             properties);
+                } else if (log.isDebugEnabled()) {
+                    try (PurchaseLogContext ids = PurchaseLogContext.of(purchase)) {
+                        log.debug("Stored purchase {} of store {}", purchase.purchaseId(), purchase.storeId());
+                    }
                 }
             }
             channel.basicAck(tag, true);
@@ -125,7 +150,9 @@ class PurchaseBatchListener implements ChannelAwareMessageListener {
 
     private void park(PurchaseBatch.Poison poison, MessageProperties properties) throws Exception {
         poisonPurchases.increment();
-        log.warn("Parking one poison purchase of a message from {}: {}", properties.getConsumerQueue(), poison.reason());
+        try (PurchaseLogContext ids = poison.purchase() == null ? null : PurchaseLogContext.of(poison.purchase())) {
+            log.warn("Parking one poison purchase of a message from {}: {}", properties.getConsumerQueue(), poison.reason());
+        }
         parking.park(poison, properties.getConsumerQueue(), PARK_TIMEOUT);
     }
 

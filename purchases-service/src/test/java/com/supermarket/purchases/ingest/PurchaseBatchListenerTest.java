@@ -17,6 +17,7 @@ import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.AlreadyClosedException;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.ShutdownSignalException;
+import com.supermarket.contract.MessageTracing;
 import com.supermarket.contract.Parking;
 import com.supermarket.contract.Purchase;
 import com.supermarket.contract.PurchaseBatch;
@@ -59,7 +60,8 @@ class PurchaseBatchListenerTest {
     private final BatchWriter writer = new BatchWriter(repository, state, properties, registry);
     /** The channel of the publishing connection, where parking publishes. */
     private final Channel publishing = publishingChannel();
-    private final PurchaseBatchListener listener = new PurchaseBatchListener(writer, parkingOn(publishing), properties, registry);
+    private final PurchaseBatchListener listener = new PurchaseBatchListener(writer, parkingOn(publishing), properties,
+            MessageTracing.OFF, registry);
     private final Channel channel = mock(Channel.class);
 
     @Test

@@ -1,6 +1,7 @@
 package com.supermarket.store.broker;
 
 import com.supermarket.contract.BrokerBeans;
+import com.supermarket.contract.TracingBeans;
 import com.supermarket.contract.Parking;
 import org.springframework.amqp.rabbit.config.DirectRabbitListenerContainerFactory;
 import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
@@ -18,7 +19,7 @@ import org.springframework.context.annotation.Import;
  * draining (and never end when the alarm comes from the shards' own backlog).
  */
 @Configuration(proxyBeanMethods = false)
-@Import(BrokerBeans.class)
+@Import({BrokerBeans.class, TracingBeans.class})
 class BrokerConfiguration {
 
     /**

@@ -2,16 +2,19 @@ package com.supermarket.store.ingest;
 
 import com.rabbitmq.client.Channel;
 import com.supermarket.contract.MalformedMessageException;
+import com.supermarket.contract.MessageTracing;
 import com.supermarket.contract.Parking;
 import com.supermarket.contract.Purchase;
 import com.supermarket.contract.PurchaseBatch;
 import com.supermarket.contract.PurchaseItem;
+import com.supermarket.contract.PurchaseLogContext;
 import com.supermarket.contract.StorePartition;
 import com.supermarket.contract.WireFormat;
 import com.supermarket.store.counts.StoreCounts;
 import com.supermarket.store.durability.Acknowledger;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.tracing.Span;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -32,6 +35,9 @@ import org.springframework.stereotype.Component;
  * neighbours are counted; a message that cannot be read at all is rejected without requeue, so
  * the shard queue's dead-letter policy parks it. Nothing is requeued in a loop: if parking
  * fails, the channel is closed and the broker redelivers the message once a new consumer is up.
+ * With tracing on, each message is handled in a span of its own ({@link MessageTracing#handling})
+ * linked to its purchases' requests; each counted (at debug level) or parked purchase is logged
+ * with its ids ({@link PurchaseLogContext}).
  *
  * <p>Thread-safe (stateless apart from thread-safe meters); each consumer calls it from its own
  * channel's thread.
@@ -40,6 +46,8 @@ import org.springframework.stereotype.Component;
 class PurchaseListener implements ChannelAwareMessageListener {
 
     private static final Logger log = LoggerFactory.getLogger(PurchaseListener.class);
+    /** The span of counting one message (tracing on). */
+    static final String CONSUME_SPAN = "store-service consume";
 
     /** How long parking one poison purchase may wait for the broker's confirm. */
     private static final Duration PARK_CONFIRM_TIMEOUT = Duration.ofSeconds(10);
@@ -54,10 +62,12 @@ class PurchaseListener implements ChannelAwareMessageListener {
     private final Counter outOfRange;
     private final Counter otherPartition;
     private final StorePartition partition;
+    private final MessageTracing tracing;
 
     PurchaseListener(StoreCounts counts, Acknowledger acknowledger, Parking parking, StorePartition partition,
-                     MeterRegistry registry) {
+                     MessageTracing tracing, MeterRegistry registry) {
         this.counts = counts;
+        this.tracing = tracing;
         this.partition = partition;
         this.acknowledger = acknowledger;
         this.parking = parking;
@@ -91,6 +101,14 @@ class PurchaseListener implements ChannelAwareMessageListener {
             channel.basicReject(properties.getDeliveryTag(), false);
             return;
         }
+        try (MessageTracing.Handling traced = tracing.handling(CONSUME_SPAN, Span.Kind.CONSUMER, properties,
+                decoded.purchases())) {
+            apply(decoded, channel, properties);
+        }
+    }
+
+    private void apply(PurchaseBatch.Decoded decoded, Channel channel, MessageProperties properties)
+            throws IOException, InterruptedException {
         List<PurchaseBatch.Poison> poison = new ArrayList<>(decoded.poison());
         List<Purchase> inRange = new ArrayList<>(decoded.purchases().size());
         for (Purchase purchase : decoded.purchases()) {
@@ -99,14 +117,14 @@ class PurchaseListener implements ChannelAwareMessageListener {
                 // owner's answers short. Only a shard count the partitions stopped dividing, or
                 // producers and consumers disagreeing on it, brings one here.
                 otherPartition.increment();
-                poison.add(new PurchaseBatch.Poison(WireFormat.encode(purchase), "store " + purchase.storeId()
+                poison.add(PurchaseBatch.Poison.of(purchase, "store " + purchase.storeId()
                         + " belongs to store partition " + StorePartition.ownerOf(purchase.storeId(), partition.partitions())
                         + ", not to this " + partition));
             } else if (inRange(purchase)) {
                 inRange.add(purchase);
             } else {
                 outOfRange.increment();
-                poison.add(new PurchaseBatch.Poison(WireFormat.encode(purchase), "store or item outside 1.."
+                poison.add(PurchaseBatch.Poison.of(purchase, "store or item outside 1.."
                         + counts.maxStores() + " / 1.." + counts.maxItemId()));
             }
         }
@@ -119,14 +137,26 @@ class PurchaseListener implements ChannelAwareMessageListener {
                 case APPLIED -> {
                     applied.increment();
                     linesApplied.increment(purchase.items().size());
+                    logCounted(purchase, "Counted");
                 }
-                case DUPLICATE -> duplicates.increment();
+                case DUPLICATE -> {
+                    duplicates.increment();
+                    logCounted(purchase, "Skipped the redelivered");
+                }
                 case OUT_OF_RANGE -> throw new IllegalStateException("checked above: " + purchase.purchaseId());
             }
         }
         // Duplicates are logged too: their message is acknowledged only once its own record is
         // durable, which then holds them whether or not the original's record became durable.
         acknowledger.acknowledge(channel, properties.getDeliveryTag(), inRange);
+    }
+
+    private static void logCounted(Purchase purchase, String what) {
+        if (log.isDebugEnabled()) {
+            try (PurchaseLogContext ids = PurchaseLogContext.of(purchase)) {
+                log.debug("{} purchase {} of store {}", what, purchase.purchaseId(), purchase.storeId());
+            }
+        }
     }
 
     private boolean inRange(Purchase purchase) {
@@ -145,7 +175,7 @@ class PurchaseListener implements ChannelAwareMessageListener {
     private boolean park(List<PurchaseBatch.Poison> poison, Channel channel, MessageProperties properties)
             throws IOException, InterruptedException {
         for (PurchaseBatch.Poison element : poison) {
-            try {
+            try (PurchaseLogContext ids = element.purchase() == null ? null : PurchaseLogContext.of(element.purchase())) {
                 parking.park(element, properties.getConsumerQueue(), PARK_CONFIRM_TIMEOUT);
                 log.warn("Parked a poison purchase of message {} from {}: {}", properties.getMessageId(),
                         properties.getConsumerQueue(), element.reason());

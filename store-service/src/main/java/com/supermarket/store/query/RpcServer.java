@@ -1,10 +1,13 @@
 package com.supermarket.store.query;
 
+import com.supermarket.contract.MessageTracing;
 import com.supermarket.contract.StoreQueries;
 import com.supermarket.contract.Topology;
 import com.supermarket.contract.WireFormat;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.tracing.Span;
+import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.amqp.core.Message;
@@ -20,18 +23,24 @@ import org.springframework.stereotype.Component;
  * {@code replyTo} (purchase-api uses direct reply-to) with the request's correlation id, which
  * the listener adapter copies. The reply is a raw JSON {@link Message}, so no converter adds
  * type headers. A request without {@code replyTo} cannot be answered: it is counted, logged and
- * dropped. Thread-safe.
+ * dropped. With tracing on, each request is answered in a span continuing the one in its
+ * headers ({@link MessageTracing#handling}). Thread-safe.
  */
 @Component
 class RpcServer {
 
     private static final Logger log = LoggerFactory.getLogger(RpcServer.class);
 
+    /** The span of answering one request (tracing on). */
+    static final String ANSWER_SPAN = "store query answer";
+
     private final StoreRanking ranking;
+    private final MessageTracing tracing;
     private final Counter unanswerable;
 
-    RpcServer(StoreRanking ranking, MeterRegistry registry) {
+    RpcServer(StoreRanking ranking, MessageTracing tracing, MeterRegistry registry) {
         this.ranking = ranking;
+        this.tracing = tracing;
         this.unanswerable = Counter.builder("store.queries.unanswerable")
                 .description("RPC requests dropped because they carried no reply-to").register(registry);
     }
@@ -45,9 +54,13 @@ class RpcServer {
         }
         MessageProperties properties = new MessageProperties();
         properties.setContentType(WireFormat.CONTENT_TYPE);
-        byte[] reply = StoreQueries.MESSAGE_TYPE.equals(request.getMessageProperties().getType())
-                ? WireFormat.encode(ranking.answerAll(request.getBody()))
-                : WireFormat.encode(ranking.answer(request.getBody()));
-        return new Message(reply, properties);
+        try (MessageTracing.Handling traced = tracing.handling(ANSWER_SPAN, Span.Kind.SERVER, request.getMessageProperties(),
+                List.of())) {
+            byte[] reply = StoreQueries.MESSAGE_TYPE.equals(request.getMessageProperties().getType())
+                    ? WireFormat.encode(ranking.answerAll(request.getBody()))
+                    : WireFormat.encode(ranking.answer(request.getBody()));
+            log.debug("Answered a store query request {}", request.getMessageProperties().getCorrelationId());
+            return new Message(reply, properties);
+        }
     }
 }

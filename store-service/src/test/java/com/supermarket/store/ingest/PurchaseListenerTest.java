@@ -7,6 +7,7 @@ import static org.mockito.Mockito.verify;
 import static org.mockito.Mockito.when;
 
 import com.rabbitmq.client.Channel;
+import com.supermarket.contract.MessageTracing;
 import com.supermarket.contract.Parking;
 import com.supermarket.contract.Purchase;
 import com.supermarket.contract.PurchaseBatch;
@@ -38,7 +39,7 @@ class PurchaseListenerTest {
         List<Acknowledged> acknowledged = new ArrayList<>();
         PurchaseListener listener = new PurchaseListener(new StoreCounts(10, 1000, 100),
                 (channel, tag, counted) -> acknowledged.add(new Acknowledged(channel, tag, counted)),
-                new Parking(mock(ConnectionFactory.class)), new StorePartition(0, 1), new SimpleMeterRegistry());
+                new Parking(mock(ConnectionFactory.class)), new StorePartition(0, 1), MessageTracing.OFF, new SimpleMeterRegistry());
         Channel delivering = mock(Channel.class);
         ChannelProxy proxy = mock(ChannelProxy.class);
         when(proxy.getTargetChannel()).thenReturn(delivering);
@@ -61,7 +62,7 @@ class PurchaseListenerTest {
         Parking parking = mock(Parking.class);
         PurchaseListener listener = new PurchaseListener(counts,
                 (channel, tag, counted) -> acknowledged.add(new Acknowledged(channel, tag, counted)),
-                parking, new StorePartition(0, 2), new SimpleMeterRegistry());
+                parking, new StorePartition(0, 2), MessageTracing.OFF, new SimpleMeterRegistry());
         Purchase own = purchaseAt(4);
         Purchase foreign = purchaseAt(3);
         MessageProperties properties = new MessageProperties();
