@@ -3,6 +3,7 @@ package com.supermarket.store.query;
 import com.supermarket.contract.StoreQueries;
 import com.supermarket.contract.Topology;
 import com.supermarket.contract.WireFormat;
+import com.supermarket.store.durability.CountsRecovered;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.Logger;
@@ -10,6 +11,8 @@ import org.slf4j.LoggerFactory;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.MessageProperties;
 import org.springframework.amqp.rabbit.annotation.RabbitListener;
+import org.springframework.amqp.rabbit.listener.RabbitListenerEndpointRegistry;
+import org.springframework.context.event.EventListener;
 import org.springframework.stereotype.Component;
 
 /**
@@ -26,17 +29,30 @@ import org.springframework.stereotype.Component;
 class RpcServer {
 
     private static final Logger log = LoggerFactory.getLogger(RpcServer.class);
+    private static final String LISTENER = "storeRpc";
 
     private final StoreRanking ranking;
     private final Counter unanswerable;
+    private final RabbitListenerEndpointRegistry listeners;
 
-    RpcServer(StoreRanking ranking, MeterRegistry registry) {
+    RpcServer(StoreRanking ranking, RabbitListenerEndpointRegistry listeners, MeterRegistry registry) {
         this.ranking = ranking;
+        this.listeners = listeners;
         this.unanswerable = Counter.builder("store.queries.unanswerable")
                 .description("RPC requests dropped because they carried no reply-to").register(registry);
     }
 
-    @RabbitListener(id = "storeRpc", queues = "#{@storePartition.queryQueue()}", concurrency = "${store.query.rpc-consumers}")
+    /**
+     * Starts answering once the counts are recovered: the copies of a partition share its query
+     * queue, so one that is still loading or rebuilding leaves the queries to the others.
+     */
+    @EventListener(CountsRecovered.class)
+    void answerWhenRecovered() {
+        listeners.getListenerContainer(LISTENER).start();
+    }
+
+    @RabbitListener(id = LISTENER, queues = "#{@storePartition.queryQueue()}", concurrency = "${store.query.rpc-consumers}",
+            autoStartup = "false")
     Message answer(Message request) {
         if (request.getMessageProperties().getReplyTo() == null) {
             unanswerable.increment();
