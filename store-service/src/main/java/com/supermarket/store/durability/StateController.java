@@ -75,7 +75,7 @@ class StateController {
         for (String shard : consumers.consumedShards()) {
             Properties queue = admin.getQueueProperties(shard);
             Object ready = queue == null ? null : queue.get(RabbitAdmin.QUEUE_MESSAGE_COUNT);
-            if (!(ready instanceof Integer messages) || messages > 0) {
+            if (!(ready instanceof Number messages) || messages.longValue() > 0) {
                 throw new Unavailable("draining", "its shard queue '" + shard + "' holds " + ready + " ready message(s); "
                         + "a snapshot now could miss purchases the copy being rebuilt had counted");
             }

@@ -14,9 +14,4 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  */
 @ConfigurationProperties("store.partition")
 record PartitionProperties(Integer index, Integer copy) {
-
-    /** The settings before copies: copy 0. */
-    PartitionProperties(Integer index) {
-        this(index, null);
-    }
 }

@@ -49,7 +49,7 @@ class CountsSummaryTest {
         items.set(0, new PurchaseItem(line.itemId() % ITEMS + 1, line.quantity()));
         List<Purchase> changed = new ArrayList<>(purchases);
         changed.set(0, new Purchase(moved.purchaseId(), moved.storeId(), moved.customerId(), moved.date(), items,
-                moved.receivedAt()));
+                moved.acceptedAt()));
         CountsSummary other = CountsSummary.of(counts(changed));
         assertThat(other.quantity()).isEqualTo(all.quantity());
         assertThat(other.purchases()).isEqualTo(all.purchases());
