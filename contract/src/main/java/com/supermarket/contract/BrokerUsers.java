@@ -46,28 +46,34 @@ public record BrokerUsers(String name, String tags, String configure, String wri
             "^(" + quote(Topology.INGRESS_EXCHANGE) + "|amq\\.default)$", NOTHING);
 
     /**
-     * store-service: consumes the {@code storeX} shard queues and the query queue of every store
-     * partition ({@link Topology#storeQueryQueue}), replies through
+     * store-service: consumes the shard queues of {@code storeX} and of every copy group's store
+     * exchange ({@link Topology#storeExchange(int)}, {@code storeX.c<n>}) and the query queue of
+     * every store partition ({@link Topology#storeQueryQueue}), replies through
      * the default exchange (direct reply-to), parks a poison purchase in the dead-letter exchange.
      */
     public static final BrokerUsers STORE_SERVICE = new BrokerUsers("store-service", MANAGEMENT_TAG, NOTHING,
             "^(" + quote(Topology.DEAD_LETTER_EXCHANGE) + "|amq\\.default)$",
-            "^(" + shardQueues(Topology.STORE_EXCHANGE) + "|" + quote(Topology.STORE_RPC_QUEUE) + "(\\.p[0-9]+)?)$");
+            "^(" + shardQueues(quote(Topology.STORE_EXCHANGE) + "(\\.c[0-9]+)?") + "|" + quote(Topology.STORE_RPC_QUEUE)
+                    + "(\\.p[0-9]+)?)$");
 
     /**
      * purchases-service: consumes the {@code purchaseX} shard queues and parks a poison purchase
      * in the dead-letter exchange.
      */
     public static final BrokerUsers PURCHASES_SERVICE = new BrokerUsers("purchases-service", MANAGEMENT_TAG, NOTHING,
-            "^" + quote(Topology.DEAD_LETTER_EXCHANGE) + "$", "^(" + shardQueues(Topology.PURCHASE_EXCHANGE) + ")$");
+            "^" + quote(Topology.DEAD_LETTER_EXCHANGE) + "$", "^(" + shardQueues(quote(Topology.PURCHASE_EXCHANGE)) + ")$");
 
     /** Every service's user. */
     public static final List<BrokerUsers> ALL = List.of(PURCHASE_API, STORE_SERVICE, PURCHASES_SERVICE);
 
-    /** The shard queues of {@code exchange} in either topology mode, as an unanchored alternation. */
-    private static String shardQueues(String exchange) {
-        return quote(Topology.replicatedShardName(exchange, 0)).replaceAll("0$", "[0-9]+")
-                + "|" + quote(Topology.shardQueuePrefix(exchange)) + ".+";
+    /**
+     * The shard queues of the exchanges {@code exchangePattern} matches (a quoted name, or a
+     * pattern of names) in either topology mode, as an unanchored alternation.
+     */
+    private static String shardQueues(String exchangePattern) {
+        String marker = "EXCHANGE";
+        return quote(Topology.replicatedShardName(marker, 0)).replaceAll("0$", "[0-9]+").replace(marker, exchangePattern)
+                + "|" + quote(Topology.shardQueuePrefix(marker)).replace(marker, exchangePattern) + ".+";
     }
 
     private static String quote(String name) {

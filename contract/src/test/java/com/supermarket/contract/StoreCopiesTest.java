@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.net.URI;
 import java.time.Duration;
 import java.util.Collection;
+import java.util.List;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.springframework.amqp.core.Binding;
 import org.springframework.amqp.core.Declarable;
@@ -78,5 +80,17 @@ class StoreCopiesTest {
                         .containsEntry("x-single-active-consumer", true)
                         .containsEntry("x-dead-letter-exchange", Topology.DEAD_LETTER_EXCHANGE))
                 .hasSize(4);
+    }
+
+    @Test
+    void storeServicesUserMayConsumeTheShardQueuesOfEveryCopyGroupAndNoOthers() {
+        Pattern read = Pattern.compile(BrokerUsers.STORE_SERVICE.read());
+
+        assertThat(List.of("storeX.shard.0", "storeX.c1.shard.11", "sharding: storeX - rabbit@a - 0",
+                "sharding: storeX.c2 - rabbit@a - 3", "store.queries", "store.queries.p1"))
+                .allSatisfy(queue -> assertThat(read.matcher(queue).matches()).as(queue).isTrue());
+        assertThat(List.of("purchaseX.shard.0", "sharding: purchaseX - rabbit@a - 0", "storeX.cx.shard.0", "purchases.parking"))
+                .allSatisfy(queue -> assertThat(read.matcher(queue).matches()).as(queue).isFalse());
+        assertThat(BrokerUsers.PURCHASES_SERVICE.read()).isEqualTo("^(purchaseX\\.shard\\.[0-9]+|sharding: purchaseX - .+)$");
     }
 }
