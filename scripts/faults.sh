@@ -233,6 +233,14 @@ run_fault() {
     sleep "$fault_at"
     kill -0 "$client_pid" 2>/dev/null || die "the run ended before the fault; raise --purchases-per-hour or lower --at"
     if ((STORE_COPIES > 1)); then
+      # purchase-api opens its query connection at the first GET (over 3 s on a loaded machine,
+      # a 504): that first answer comes before the probe, which measures the fault.
+      local warm=$((SECONDS + 60))
+      until curl -sf -o /dev/null "http://127.0.0.1:$API_PORT/items/store/1" \
+          && curl -sf -o /dev/null "http://127.0.0.1:$API_PORT/items/top10/1"; do
+        [[ $SECONDS -lt $warm ]] || die "the GETs were not answered within 60 s of the fault's time"
+        sleep 0.5
+      done
       probe_gets "$RUN_DIR/$fault-gets.txt" &
       probe_pid=$!
       STARTED_PIDS+=("$probe_pid")
