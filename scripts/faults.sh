@@ -24,6 +24,15 @@
 #                        kill-purchase-api       kill -9, started again --down-for s later
 #                        kill-store-service      kill -9, started again --down-for s later
 #                        kill-purchases-service  kill -9, started again --down-for s later
+#                        kill-store-copy         with 2 store copies (STORE_COPIES=2): copy 1
+#                                                killed (kill -9), started again --outage-for s
+#                                                later; it recovers from its log and its backlog
+#                        lose-store-disk         as kill-store-copy, and copy 1's state directory
+#                                                deleted while it is down: it comes back rebuilt
+#                                                from copy 0 (STORE_PEERS) plus its backlog
+#                                                Both probe the two GETs every 0.2 s during the
+#                                                run (every one must answer 2xx) and check that
+#                                                the copies' counts agree (verify --store-copies)
 #                        broker-restart          every broker connection reset, new ones
 #                                                refused for --outage-for s (a broker restart)
 #                        broker-loss             --loss of the chunks on the broker link held
@@ -102,7 +111,7 @@ if [[ "${1:-}" == "-h" || "${1:-}" == "--help" ]]; then
   exit 0
 fi
 
-ALL_FAULTS=(none kill-purchase-api kill-store-service kill-purchases-service
+ALL_FAULTS=(none kill-purchase-api kill-store-service kill-purchases-service kill-store-copy lose-store-disk
   broker-restart broker-loss broker-latency db-outage db-loss db-latency db-read-only broker-alarm redis-freeze
   late-retry node-loss node-partition)
 faults=()
@@ -182,6 +191,9 @@ run_fault() {
   # node-*: the cluster is started for this run and deleted after it; its default vhost is the sandbox.
   [[ "$fault" != node-* ]] || vhost=""
   [[ "$fault" != node-partition ]] || export CLUSTER_RUNTIME=containers
+  # The copy faults need a second copy of the store partition (this subshell's platform only).
+  [[ "$fault" != kill-store-copy && "$fault" != lose-store-disk ]] || export STORE_COPIES=2
+  local probe_pid=""
   if [[ "$fault" == node-* ]]; then
     # What an interrupted earlier run may have left goes first (drop_sandbox forgets the names).
     VHOST="$vhost" DATABASE="$database"
@@ -220,6 +232,20 @@ run_fault() {
     done
     sleep "$fault_at"
     kill -0 "$client_pid" 2>/dev/null || die "the run ended before the fault; raise --purchases-per-hour or lower --at"
+    if ((STORE_COPIES > 1)); then
+      # purchase-api opens its query connection at the first GET (over 3 s on a loaded machine,
+      # a 504): that first answer comes before the probe, which measures the fault.
+      local warm=$((SECONDS + 60))
+      until curl -sf -o /dev/null "http://127.0.0.1:$API_PORT/items/store/1" \
+          && curl -sf -o /dev/null "http://127.0.0.1:$API_PORT/items/top10/1"; do
+        [[ $SECONDS -lt $warm ]] || die "the GETs were not answered within 60 s of the fault's time"
+        sleep 0.5
+      done
+      probe_gets "$RUN_DIR/$fault-gets.txt" &
+      probe_pid=$!
+      STARTED_PIDS+=("$probe_pid")
+      STARTED_NAMES+=(get-probe)
+    fi
     inject "$fault"
   fi
   local deadline=$((SECONDS + timeout))
@@ -232,10 +258,20 @@ run_fault() {
   done
   wait "$client_pid" || true
   end="$(date +%s.%N)"
+  if [[ -n "$probe_pid" ]]; then
+    kill "$probe_pid" 2>/dev/null || true
+    wait "$probe_pid" 2>/dev/null || true
+    local gets failed_gets
+    gets="$(wc -l <"$RUN_DIR/$fault-gets.txt")"
+    failed_gets="$(grep -cv '^2' "$RUN_DIR/$fault-gets.txt" || true)"
+    log "GETs during the fault: $gets asked, $failed_gets not answered 2xx ($(sort "$RUN_DIR/$fault-gets.txt" | uniq -c | tr -s ' \n' ' '))"
+    [[ "$failed_gets" -eq 0 ]] || die "$failed_gets of $gets GETs during fault $fault were not answered 2xx; see $RUN_DIR/$fault-gets.txt"
+  fi
   [[ -f "$result" ]] || die "the load client wrote no result; see $RUN_DIR/$fault.txt"
   # The sandbox started empty: no baseline. Exit 1 (lost or duplicated) is a row of the table.
   verdict="$(verify --counts-out "$RUN_DIR/$fault.verify" "$result")" || [[ $? -eq 1 ]] \
     || die "the verify command could not check the run; see $RUN_DIR/$fault.txt"
+  [[ "$verdict" != *DIFFER* ]] || die "the store copies' counts differ after fault $fault: $verdict"
   read -r accepted maybe stored counted lost duplicated <"$RUN_DIR/$fault.verify"
   throughput="$(awk -v n="$accepted" -v s="$start" -v e="$end" 'BEGIN { printf "%.0f", n / (e - s) }')"
   [[ "$fault" != none || -f "$RUN_DIR/baseline.txt" ]] || echo "$throughput" >"$RUN_DIR/baseline.txt"

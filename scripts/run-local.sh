@@ -26,9 +26,9 @@
 #                           STORE_PARTITIONS); the storeX shard count must be a multiple of N
 #   --store-copies C        and C copies of each partition (default 1; STORE_COPIES): N x C
 #                           processes, partition p of copy c on STORE_PORT and
-#                           STORE_MANAGEMENT_PORT + (c x N + p) x STORE_PARTITION_PORT_STEP (100),
-#                           its peers (STORE_PEERS) the other copies of p; the check covers
-#                           every copy
+#                           STORE_MANAGEMENT_PORT + p x 100 + c x 10 (STORE_PARTITION_PORT_STEP,
+#                           STORE_COPY_PORT_STEP), its peers (STORE_PEERS) the other copies of p;
+#                           the check covers every copy and that the copies agree
 #   --keep-running          leave the services up afterwards (prints how to stop them)
 #   --stub                  try the script without the services: the load client's stub API
 #   --run-dir DIR           folder for logs and results (default runs/local-<UTC time>)

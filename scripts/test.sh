@@ -127,7 +127,8 @@ if [[ "${SMOKE:-true}" != false ]]; then
   done
   echo "[test] smoke runs passed (mysql, dynamodb)" >&2
 fi
-# A CI-sized fault run, so a regression in exactly-once shows here: two crashes, a simulated
+# A CI-sized fault run, so a regression in exactly-once shows here: two crashes, one copy of
+# store-service killed while the other answers every GET (kill-store-copy), a simulated
 # broker restart (every broker link cut through the fault proxy for 5 s) mid-run at small load,
 # and late-retry (two stores re-send an accepted purchase after 4,200 further purchases of
 # theirs, beyond store-service's dedup window), about a minute each; with a Docker engine also
@@ -135,7 +136,8 @@ fi
 # load, 2 to 4 minutes); each run bounded by --timeout, failing on any purchase lost or counted
 # twice.
 if [[ "${FAULTS:-true}" != false ]]; then
-  fault_run=(--fault kill-purchases-service --fault kill-store-service --fault broker-restart --fault late-retry)
+  fault_run=(--fault kill-purchases-service --fault kill-store-service --fault kill-store-copy --fault broker-restart
+    --fault late-retry)
   [[ "$TEST_SERVICES" == local ]] || fault_run+=(--fault node-partition)
   fault_run+=(--stores 8 --purchases-per-hour 100 --at 3 --outage-for 5 --timeout 300 --run-dir runs/faults-ci)
   echo "[test] fault run: scripts/faults.sh ${fault_run[*]}" >&2

@@ -123,6 +123,18 @@ proxy_ctl() {
   [[ "$answer" == ok* ]] || die "the fault proxy refused '$*': $answer"
 }
 
+# $1 = file. Until killed: both GETs through the API every 0.2 s, each answer's HTTP status (000:
+# no answer within 5 s) a line of the file.
+probe_gets() {
+  local path
+  while :; do
+    for path in /items/store/1 /items/top10/1; do
+      curl -s -o /dev/null -w '%{http_code}\n' --max-time 5 "http://127.0.0.1:$API_PORT$path" >>"$1" || true
+    done
+    sleep 0.2
+  done
+}
+
 # $1 = fault. Strikes while the load client runs; returns once the platform is whole again.
 inject() {
   local service pid port node control=""
@@ -133,6 +145,23 @@ inject() {
   esac
   case "$1" in
     none | late-retry) return 0 ;;
+    kill-store-copy | lose-store-disk)
+      # Copy 1 of partition 0 (the platform runs with STORE_COPIES=2); copy 0 answers every GET meanwhile.
+      service="$(store_name 0 1)"
+      pid="$(pid_of "$service")"
+      log "fault: kill -9 $service (pid $pid), down for ${outage_for}s"
+      kill -KILL "$pid"
+      wait "$pid" 2>/dev/null || true
+      if [[ "$1" == lose-store-disk ]]; then
+        log "fault: $service's state directory $(store_state_dir 0 1) deleted while it is down"
+        rm -rf "$(store_state_dir 0 1)"
+      fi
+      sleep "$outage_for"
+      mv "$RUN_DIR/$service.log" "$RUN_DIR/$service-killed-$(date +%s).log"
+      start_store_service 0 1
+      wait_ready "$service" "$(store_management_port 0 1)" "${STARTED_PIDS[-1]}"
+      log "fault: $service is back$([[ "$1" != lose-store-disk ]] || echo ", rebuilt: $(grep -ho 'Rebuilt the empty state directory.*' "$RUN_DIR/$service.log" | cut -c1-200)")"
+      ;;
     kill-*)
       service="${1#kill-}"
       pid="$(pid_of "$service")"

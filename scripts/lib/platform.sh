@@ -14,10 +14,12 @@ STORE_MANAGEMENT_PORT="${STORE_MANAGEMENT_PORT:-9081}"
 PURCHASES_MANAGEMENT_PORT="${PURCHASES_MANAGEMENT_PORT:-9082}"
 DYNAMODB_LOCAL_PORT="${DYNAMODB_LOCAL_PORT:-8000}"
 # store-service's partitions and copies of each, one process each (README: "Store partitions
-# and copies"); every service reads both. Instance i = copy x STORE_PARTITIONS + partition listens
-# on STORE_PORT and STORE_MANAGEMENT_PORT plus i x STORE_PARTITION_PORT_STEP.
+# and copies"); every service reads both. Partition p, copy c listens on STORE_PORT and
+# STORE_MANAGEMENT_PORT plus p x STORE_PARTITION_PORT_STEP + c x STORE_COPY_PORT_STEP, and copy c
+# rebuilds a lost state directory from the partition's other copies (STORE_PEERS).
 export STORE_PARTITIONS="${STORE_PARTITIONS:-1}" STORE_COPIES="${STORE_COPIES:-1}"
 STORE_PARTITION_PORT_STEP="${STORE_PARTITION_PORT_STEP:-100}"
+STORE_COPY_PORT_STEP="${STORE_COPY_PORT_STEP:-10}"
 # Services share two cores with the client on a laptop-sized machine; cap their heaps. The
 # whole heap from the start: G1 then gives the young generation room at once; in a benchmark
 # run purchase-api paused 37 times instead of 128 and spent ~9 % less CPU per purchase
@@ -201,59 +203,68 @@ start_platform() {
   require_free_port "$PURCHASES_PORT" purchases-service
   require_free_port "$API_MANAGEMENT_PORT" "purchase-api's management"
   require_free_port "$PURCHASES_MANAGEMENT_PORT" "purchases-service's management"
-  local i partition copy
-  for ((i = 0; i < STORE_PARTITIONS * STORE_COPIES; i++)); do
-    partition=$((i % STORE_PARTITIONS)) copy=$((i / STORE_PARTITIONS))
-    require_free_port "$(store_port "$partition" "$copy")" "$(store_name "$partition" "$copy")"
-    require_free_port "$(store_management_port "$partition" "$copy")" "$(store_name "$partition" "$copy")'s management"
+  local partition copy
+  for ((partition = 0; partition < STORE_PARTITIONS; partition++)); do
+    for ((copy = 0; copy < STORE_COPIES; copy++)); do
+      require_free_port "$(store_port "$partition" "$copy")" "$(store_name "$partition" "$copy")"
+      require_free_port "$(store_management_port "$partition" "$copy")" "$(store_name "$partition" "$copy")'s management"
+    done
   done
   if [[ "$profile" == dynamodb ]]; then
     start_dynamodb_local
   fi
   # Any start order works (each service declares the topology); readiness is checked per service.
   local store_pids=()
-  for ((i = 0; i < STORE_PARTITIONS * STORE_COPIES; i++)); do
-    start_store_service "$((i % STORE_PARTITIONS))" "$((i / STORE_PARTITIONS))"
-    store_pids+=("${STARTED_PIDS[-1]}")
+  for ((partition = 0; partition < STORE_PARTITIONS; partition++)); do
+    for ((copy = 0; copy < STORE_COPIES; copy++)); do
+      start_store_service "$partition" "$copy"
+      store_pids+=("${STARTED_PIDS[-1]}")
+    done
   done
   start_purchases_service "$profile"
   local purchases_pid="${STARTED_PIDS[-1]}"
   start_purchase_api
   local api_pid="${STARTED_PIDS[-1]}"
-  for ((i = 0; i < STORE_PARTITIONS * STORE_COPIES; i++)); do
-    partition=$((i % STORE_PARTITIONS)) copy=$((i / STORE_PARTITIONS))
-    wait_ready "$(store_name "$partition" "$copy")" "$(store_management_port "$partition" "$copy")" "${store_pids[$i]}"
+  local i=0
+  for ((partition = 0; partition < STORE_PARTITIONS; partition++)); do
+    for ((copy = 0; copy < STORE_COPIES; copy++)); do
+      wait_ready "$(store_name "$partition" "$copy")" "$(store_management_port "$partition" "$copy")" "${store_pids[$i]}"
+      i=$((i + 1))
+    done
   done
   wait_ready purchases-service "$PURCHASES_MANAGEMENT_PORT" "$purchases_pid"
   wait_ready purchase-api "$API_MANAGEMENT_PORT" "$api_pid"
 }
 
-# Partition $1 of copy $2 (default 0): its process name, also of its log file (store-service,
-# -p<partition> with partitions, -c<copy> for copy 1 on), and its ports.
+# Partition $1's copy $2's (default 0) process name (and log file name): store-service when
+# there is one partition of one copy; -p<partition> with partitions, -c<copy> with copies.
 store_name() {
   local name=store-service
   ((STORE_PARTITIONS == 1)) || name="$name-p$1"
-  ((${2:-0} == 0)) || name="$name-c$2"
+  ((STORE_COPIES == 1)) || name="$name-c${2:-0}"
   echo "$name"
 }
-store_port() { echo $((STORE_PORT + (${2:-0} * STORE_PARTITIONS + $1) * STORE_PARTITION_PORT_STEP)); }
-store_management_port() { echo $((STORE_MANAGEMENT_PORT + (${2:-0} * STORE_PARTITIONS + $1) * STORE_PARTITION_PORT_STEP)); }
+store_port() { echo $((STORE_PORT + $1 * STORE_PARTITION_PORT_STEP + ${2:-0} * STORE_COPY_PORT_STEP)); }
+store_management_port() { echo $((STORE_MANAGEMENT_PORT + $1 * STORE_PARTITION_PORT_STEP + ${2:-0} * STORE_COPY_PORT_STEP)); }
+# Partition $1's copy $2's state directory: in the run folder (STORE_STATE_DIR), one per
+# partition and copy, so each run starts empty and a restart finds what the killed process wrote.
+store_state_dir() {
+  local state="${STORE_STATE_DIR:-$RUN_DIR/store-state}"
+  ((STORE_PARTITIONS == 1)) || state="$state-p$1"
+  ((STORE_COPIES == 1)) || state="$state-c${2:-0}"
+  echo "$state"
+}
 
-# Starts store-service partition $1 of copy $2 (both default 0; also again after a fault test
-# killed it); the caller waits for it. The counts' write-ahead log and snapshots: in the run
-# folder, a directory per instance (-p<partition> with partitions, -c<copy> for copy 1 on), so
-# each run starts empty and a restart finds what the killed process wrote. Its peers
-# (STORE_PEERS) are the other copies of its partition.
+# Starts store-service partition $1 (default 0), copy $2 (default 0) (also again after a fault
+# test killed it); the caller waits for it. With copies, STORE_PEERS names the partition's other
+# copies, from which an empty state directory is rebuilt.
 start_store_service() {
-  local partition="${1:-0}" copy="${2:-0}" state="${STORE_STATE_DIR:-$RUN_DIR/store-state}" other peers=()
-  ((STORE_PARTITIONS == 1)) || state="$state-p$partition"
-  ((copy == 0)) || state="$state-c$copy"
+  local partition="${1:-0}" copy="${2:-0}" other peers=""
   for ((other = 0; other < STORE_COPIES; other++)); do
-    ((other == copy)) || peers+=("http://localhost:$(store_port "$partition" "$other")")
+    ((other == copy)) || peers="${peers:+$peers,}http://127.0.0.1:$(store_port "$partition" "$other")"
   done
   SERVER_PORT="$(store_port "$partition" "$copy")" MANAGEMENT_PORT="$(store_management_port "$partition" "$copy")" \
-    STORE_PARTITION="$partition" STORE_COPY="$copy" STORE_PEERS="$(IFS=,; echo "${peers[*]}")" \
-    STORE_STATE_DIR="$state" \
+    STORE_PARTITION="$partition" STORE_COPY="$copy" STORE_PEERS="$peers" STORE_STATE_DIR="$(store_state_dir "$partition" "$copy")" \
     start_process "$(store_name "$partition" "$copy")" "$RUN_DIR/$(store_name "$partition" "$copy").log" \
     "$JAVA" $SERVICE_JAVA_OPTS -jar "$(jar_of store-service)"
 }
@@ -294,11 +305,22 @@ start_stub() {
 
 # The load client's verify command (load-client/README.md) against the services started here:
 # the exactly-once rule is written once, there; these functions only call it.
+# With copies, every copy group is checked and the copies must agree (their /state/summary).
 verify() {
-  local i stores=()
-  for ((i = 0; i < STORE_PARTITIONS * STORE_COPIES; i++)); do
-    stores+=(--store-metrics-url "http://127.0.0.1:$(store_management_port "$((i % STORE_PARTITIONS))" "$((i / STORE_PARTITIONS))")/actuator/prometheus")
+  local partition copy stores=()
+  for ((copy = 0; copy < STORE_COPIES; copy++)); do
+    for ((partition = 0; partition < STORE_PARTITIONS; partition++)); do
+      stores+=(--store-metrics-url "http://127.0.0.1:$(store_management_port "$partition" "$copy")/actuator/prometheus")
+    done
   done
+  if ((STORE_COPIES > 1)); then
+    stores+=(--store-copies "$STORE_COPIES")
+    for ((copy = 0; copy < STORE_COPIES; copy++)); do
+      for ((partition = 0; partition < STORE_PARTITIONS; partition++)); do
+        stores+=(--store-state-url "http://127.0.0.1:$(store_port "$partition" "$copy")")
+      done
+    done
+  fi
   "$JAVA" -jar "$(jar_of load-client)" verify --purchases-url "http://127.0.0.1:$PURCHASES_PORT" \
     --purchases-metrics-url "http://127.0.0.1:$PURCHASES_MANAGEMENT_PORT/actuator/prometheus" "${stores[@]}" "$@"
 }

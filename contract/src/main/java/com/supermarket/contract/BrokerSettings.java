@@ -11,7 +11,7 @@ import org.springframework.boot.context.properties.bind.ConstructorBinding;
  * The broker settings every service shares, under one prefix, {@value #PREFIX} (environment:
  * {@code RABBITMQ_MANAGEMENT_URL}, {@code BROKER_SHARDS_PER_NODE}, {@code BROKER_MANAGE_POLICIES},
  * {@code BROKER_DISCOVERY_INTERVAL}, {@code BROKER_RETRY_INTERVAL}, {@code BROKER_TOPOLOGY_MODE},
- * {@code BROKER_REPLICATED_SHARDS}, {@code BROKER_DECLARE}, {@code STORE_PARTITIONS}); the connection itself is Spring Boot's
+ * {@code BROKER_REPLICATED_SHARDS}, {@code BROKER_DECLARE}, {@code STORE_PARTITIONS}, {@code STORE_COPIES}); the connection itself is Spring Boot's
  * {@code spring.rabbitmq.*} (a list of nodes in {@code spring.rabbitmq.addresses}). A service binds this record from its environment and
  * builds its {@link BrokerSetup} and {@link ShardConsumers} from it. Immutable.
  *
@@ -43,27 +43,43 @@ import org.springframework.boot.context.properties.bind.ConstructorBinding;
  *                          store-service's partitions split the {@code storeX} shard queues, so
  *                          the shard count must be a multiple of it. Every service of a vhost
  *                          must agree on it
+ * @param storeCopies       how many independent copies of every store partition run; 1 when
+ *                          unset (0). Copy group {@code c} consumes its own sharded exchange,
+ *                          {@link Topology#storeExchange(int)}, bound to the ingress fanout, and
+ *                          the copies of a partition share its query queue. Every service of a
+ *                          vhost must agree on it: the topology declares one store exchange per
+ *                          copy group
  */
 public record BrokerSettings(URI managementUrl, int shardsPerNode, boolean managePolicies, Duration discoveryInterval,
                              Duration retryInterval, TopologyMode topologyMode, int replicatedShards, Boolean declare,
-                             int storePartitions) {
+                             int storePartitions, int storeCopies) {
 
     /** The configuration prefix of these settings. */
     public static final String PREFIX = "platform.broker";
 
-    // The binder's constructor: the record has another, for the settings before store partitions.
+    // The binder's constructor: the record has others, for the settings before store partitions and copies.
     @ConstructorBinding
     public BrokerSettings {
         if (managementUrl == null || shardsPerNode < 1 || retryInterval == null || !retryInterval.isPositive()
-                || replicatedShards < 0 || storePartitions < 0) {
+                || replicatedShards < 0 || storePartitions < 0 || storeCopies < 0) {
             throw new IllegalArgumentException(PREFIX + ".management-url, .shards-per-node (>= 1) and .retry-interval (> 0) "
-                    + "are required, .replicated-shards and .store-partitions must not be negative: " + managementUrl + ", "
-                    + shardsPerNode + ", " + retryInterval + ", " + replicatedShards + ", " + storePartitions);
+                    + "are required, .replicated-shards, .store-partitions and .store-copies must not be negative: "
+                    + managementUrl + ", " + shardsPerNode + ", " + retryInterval + ", " + replicatedShards + ", "
+                    + storePartitions + ", " + storeCopies);
         }
         topologyMode = topologyMode == null ? TopologyMode.SHARDED : topologyMode;
         replicatedShards = replicatedShards == 0 ? BrokerTopology.DEFAULT_REPLICATED_SHARDS : replicatedShards;
         declare = declare == null || declare;
         storePartitions = storePartitions == 0 ? 1 : storePartitions;
+        storeCopies = storeCopies == 0 ? 1 : storeCopies;
+    }
+
+    /** The settings of one store copy group, as before copies: {@code storeCopies} 1. */
+    public BrokerSettings(URI managementUrl, int shardsPerNode, boolean managePolicies, Duration discoveryInterval,
+                          Duration retryInterval, TopologyMode topologyMode, int replicatedShards, Boolean declare,
+                          int storePartitions) {
+        this(managementUrl, shardsPerNode, managePolicies, discoveryInterval, retryInterval, topologyMode, replicatedShards,
+                declare, storePartitions, 1);
     }
 
     /** The settings of one store partition, as before partitions: {@code storePartitions} 1. */
@@ -71,6 +87,26 @@ public record BrokerSettings(URI managementUrl, int shardsPerNode, boolean manag
                           Duration retryInterval, TopologyMode topologyMode, int replicatedShards, Boolean declare) {
         this(managementUrl, shardsPerNode, managePolicies, discoveryInterval, retryInterval, topologyMode, replicatedShards,
                 declare, 1);
+    }
+
+    /** The sharded exchange of every store copy group, copy by copy ({@link Topology#storeExchange(int)}). */
+    public List<String> storeExchanges() {
+        List<String> exchanges = new ArrayList<>(storeCopies);
+        for (int copy = 0; copy < storeCopies; copy++) {
+            exchanges.add(Topology.storeExchange(copy));
+        }
+        return exchanges;
+    }
+
+    /**
+     * Every sharded exchange: {@link Topology#PURCHASE_EXCHANGE} and the store exchange of each
+     * copy group; {@link Topology#SHARDED_EXCHANGES} with one copy.
+     */
+    public List<String> shardedExchanges() {
+        List<String> exchanges = new ArrayList<>(storeCopies + 1);
+        exchanges.add(Topology.PURCHASE_EXCHANGE);
+        exchanges.addAll(storeExchanges());
+        return exchanges;
     }
 
     /** The query queue of every store partition, partition by partition. */

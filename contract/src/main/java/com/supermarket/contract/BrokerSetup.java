@@ -65,7 +65,7 @@ public final class BrokerSetup {
                 BrokerTopology.verify(admin, settings, vhost);
             }
             if (managesPolicies()) {
-                BrokerTopology.applyPolicies(management, vhost, settings.shardsPerNode());
+                BrokerTopology.applyPolicies(management, vhost, settings.shardsPerNode(), settings.shardedExchanges());
             }
         } catch (BrokerTopology.ShardingPluginMissingException e) {
             problem = e.getMessage();

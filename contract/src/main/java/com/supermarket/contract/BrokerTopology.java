@@ -62,11 +62,12 @@ public final class BrokerTopology {
     public static Declarables declarables(BrokerSettings settings) {
         boolean replicated = settings.topologyMode() == BrokerSettings.TopologyMode.REPLICATED;
         List<Declarable> declarables = new ArrayList<>();
-        for (String sharded : Topology.SHARDED_EXCHANGES) {
+        List<String> shardedExchanges = settings.shardedExchanges();
+        for (String sharded : shardedExchanges) {
             declarables.add(new CustomExchange(sharded, Topology.SHARDING_EXCHANGE_TYPE, true, false));
         }
         declarables.add(new FanoutExchange(Topology.INGRESS_EXCHANGE, true, false));
-        for (String sharded : Topology.SHARDED_EXCHANGES) {
+        for (String sharded : shardedExchanges) {
             declarables.add(new Binding(sharded, Binding.DestinationType.EXCHANGE, Topology.INGRESS_EXCHANGE, "", null));
         }
         declarables.add(new FanoutExchange(Topology.DEAD_LETTER_EXCHANGE, true, false));
@@ -79,7 +80,7 @@ public final class BrokerTopology {
             declarables.add(durableQueue(queries, replicated, Map.of()));
         }
         if (replicated) {
-            for (String sharded : Topology.SHARDED_EXCHANGES) {
+            for (String sharded : shardedExchanges) {
                 for (String shard : replicatedShards(sharded, settings.replicatedShards())) {
                     declarables.add(durableQueue(shard, true, Map.of(
                             "x-single-active-consumer", true,
@@ -168,21 +169,38 @@ public final class BrokerTopology {
     }
 
     /**
-     * Sets the sharding policy ({@code shardsPerNode} shard queues per node) on both sharded
-     * exchanges and the dead-letter policy on their shard queues. The plugin creates the shard
-     * queues shortly after (asynchronously).
+     * Sets the sharding policy ({@code shardsPerNode} shard queues per node) on the sharded
+     * exchanges of one store copy group ({@link Topology#SHARDED_EXCHANGES}) and the dead-letter
+     * policy on their shard queues; see {@link #applyPolicies(ManagementClient, String, int, List)}.
      */
     public static void applyPolicies(ManagementClient management, String vhost, int shardsPerNode) {
+        applyPolicies(management, vhost, shardsPerNode, Topology.SHARDED_EXCHANGES);
+    }
+
+    /**
+     * Sets the sharding policy ({@code shardsPerNode} shard queues per node) on each of
+     * {@code shardedExchanges} ({@link BrokerSettings#shardedExchanges()}) and the dead-letter
+     * policy on their shard queues. The plugin creates the shard queues shortly after
+     * (asynchronously).
+     */
+    public static void applyPolicies(ManagementClient management, String vhost, int shardsPerNode,
+                                     List<String> shardedExchanges) {
         if (shardsPerNode < 1) {
             throw new IllegalArgumentException("shardsPerNode must be at least 1: " + shardsPerNode);
         }
-        for (String exchange : Topology.SHARDED_EXCHANGES) {
-            management.putPolicy(vhost, Topology.shardingPolicyName(exchange), "^" + exchange + "$", "exchanges", 10,
+        for (String exchange : shardedExchanges) {
+            management.putPolicy(vhost, Topology.shardingPolicyName(exchange), "^" + quote(exchange) + "$", "exchanges", 10,
                     Map.of("shards-per-node", shardsPerNode, "routing-key", "shard"));
         }
+        List<String> quoted = shardedExchanges.stream().map(BrokerTopology::quote).toList();
         management.putPolicy(vhost, Topology.SHARD_QUEUES_POLICY,
-                "^" + Topology.shardQueuePrefix("(" + String.join("|", Topology.SHARDED_EXCHANGES) + ")"), "queues", 10,
+                "^" + Topology.shardQueuePrefix("(" + String.join("|", quoted) + ")"), "queues", 10,
                 Map.of("dead-letter-exchange", Topology.DEAD_LETTER_EXCHANGE));
+    }
+
+    /** {@code name} as a policy pattern that matches it literally (a copy group's exchange has a dot). */
+    private static String quote(String name) {
+        return name.replace(".", "\\.");
     }
 
     /** The shard queues of {@code exchange} that exist now, sorted by name. */

@@ -70,12 +70,13 @@ public record BrokerUsers(String name, String tags, String configure, String wri
     public static final List<BrokerUsers> ALL = List.of(PURCHASE_API, STORE_SERVICE, PURCHASES_SERVICE);
 
     /**
-     * The shard queues of the exchanges {@code exchange} (a pattern) in either topology mode, as an
-     * unanchored alternation.
+     * The shard queues of the exchanges {@code exchangePattern} matches (a quoted name, or a
+     * pattern of names) in either topology mode, as an unanchored alternation.
      */
-    private static String shardQueues(String exchange) {
-        return quote(Topology.replicatedShardName("@", 0)).replace("@", exchange).replaceAll("0$", "[0-9]+")
-                + "|" + quote(Topology.shardQueuePrefix("@")).replace("@", exchange) + ".+";
+    private static String shardQueues(String exchangePattern) {
+        String marker = "EXCHANGE";
+        return quote(Topology.replicatedShardName(marker, 0)).replaceAll("0$", "[0-9]+").replace(marker, exchangePattern)
+                + "|" + quote(Topology.shardQueuePrefix(marker)).replace(marker, exchangePattern) + ".+";
     }
 
     private static String quote(String name) {

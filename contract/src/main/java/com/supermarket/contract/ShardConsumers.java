@@ -70,6 +70,7 @@ public final class ShardConsumers implements SmartLifecycle {
     private final TrackingContainer container;
     private final Set<String> shards = ConcurrentHashMap.newKeySet();
     private volatile String problem = "not started";
+    private volatile boolean autoStartup = true;
     private ScheduledExecutorService discovery;
 
     /**
@@ -250,6 +251,11 @@ public final class ShardConsumers implements SmartLifecycle {
         return details;
     }
 
+    /** The shard queues found and given consumers so far, by name; a copy. */
+    public List<String> consumedShards() {
+        return List.copyOf(new TreeSet<>(shards));
+    }
+
     /** The shard queues found and given consumers so far. */
     public int shardCount() {
         return shards.size();
@@ -290,6 +296,19 @@ public final class ShardConsumers implements SmartLifecycle {
     @Override
     public int getPhase() {
         return PHASE;
+    }
+
+    /**
+     * Whether the context starts this when it is refreshed (true unless set otherwise); false for
+     * a service that must first load its state and calls {@link #start()} itself afterwards.
+     */
+    public void setAutoStartup(boolean autoStartup) {
+        this.autoStartup = autoStartup;
+    }
+
+    @Override
+    public boolean isAutoStartup() {
+        return autoStartup;
     }
 
     /**

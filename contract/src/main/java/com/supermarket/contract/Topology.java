@@ -22,6 +22,21 @@ public final class Topology {
     /** Sharded exchange consumed by store-service (the in-memory counts). */
     public static final String STORE_EXCHANGE = "storeX";
 
+    /**
+     * The sharded exchange of store-service copy group {@code copy} (0..copies-1,
+     * {@code platform.broker.store-copies}): {@link #STORE_EXCHANGE} itself for copy 0, so one
+     * copy keeps the name it always had; {@code storeX.c<copy>} otherwise. Each is bound to
+     * {@link #INGRESS_EXCHANGE}, so every copy group receives every purchase on its own shard
+     * queues ({@code sharding: storeX.c1 - <node> - <i>}, or {@code storeX.c1.shard.<i>} in the
+     * replicated mode).
+     */
+    public static String storeExchange(int copy) {
+        if (copy < 0) {
+            throw new IllegalArgumentException("a store copy is 0 or more: " + copy);
+        }
+        return copy == 0 ? STORE_EXCHANGE : STORE_EXCHANGE + ".c" + copy;
+    }
+
     /** Where consumers' rejected (poison) messages go. */
     public static final String DEAD_LETTER_EXCHANGE = "purchases.dlx";
 
@@ -96,7 +111,10 @@ public final class Topology {
         return keys.get(Math.floorMod(storeId, keys.size()));
     }
 
-    /** The sharded exchanges, each consumed by one service. */
+    /**
+     * The sharded exchanges with one store copy group, each consumed by one service; with more
+     * copies, {@link BrokerSettings#shardedExchanges()}.
+     */
     public static final List<String> SHARDED_EXCHANGES = List.of(PURCHASE_EXCHANGE, STORE_EXCHANGE);
 
     private Topology() {

@@ -141,7 +141,12 @@ final class ServiceProcess implements AutoCloseable {
         }
     }
 
-    private static int freePort() throws IOException {
+    /** The server port ({@code SERVER_PORT}): the {@code /state} endpoints. */
+    int port() {
+        return port;
+    }
+
+    static int freePort() throws IOException {
         try (ServerSocket socket = new ServerSocket(0)) {
             return socket.getLocalPort();
         }

@@ -6,6 +6,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
 
@@ -17,7 +18,7 @@ import tools.jackson.databind.json.JsonMapper;
  * purchases in its database) and its counter {@code purchases_stored_total} (first writes since it
  * started: cheap, unlike the database's count, so it is what progress is watched by), and
  * store-service's gauge {@code store_purchases_counted} (distinct purchases in its counts, which
- * survives its restarts). A count that cannot be read is empty. Thread-safe (the HTTP client is).
+ * survives its restarts), summed over the partitions of each copy group. A count that cannot be read is empty. Thread-safe (the HTTP client is).
  */
 final class PlatformCounts {
 
@@ -30,17 +31,35 @@ final class PlatformCounts {
     private final URI storedCount;
     private final URI purchasesMetrics;
     private final List<URI> storeMetrics;
+    private final int copies;
+
+    /** One copy of every store partition; see the other constructor. */
+    PlatformCounts(URI purchasesUrl, URI purchasesMetrics, List<URI> storeMetrics) {
+        this(purchasesUrl, purchasesMetrics, storeMetrics, 1);
+    }
 
     /**
      * @param purchasesUrl     purchases-service's base URL (its {@code /purchases/count})
      * @param purchasesMetrics purchases-service's Prometheus scrape URL
-     * @param storeMetrics     the Prometheus scrape URL of each store-service partition
+     * @param storeMetrics     the Prometheus scrape URL of each store-service instance, copy group
+     *                         by copy group: the partitions of copy 0, then those of copy 1, ...
+     * @param copies           how many copies of every partition run (copy groups)
      */
-    PlatformCounts(URI purchasesUrl, URI purchasesMetrics, List<URI> storeMetrics) {
+    PlatformCounts(URI purchasesUrl, URI purchasesMetrics, List<URI> storeMetrics, int copies) {
+        if (copies < 1 || storeMetrics.isEmpty() || storeMetrics.size() % copies != 0) {
+            throw new IllegalArgumentException(storeMetrics.size() + " store-service URL(s) cannot be split into " + copies
+                    + " copy group(s) of the same partitions");
+        }
         String base = purchasesUrl.toString();
         this.storedCount = URI.create((base.endsWith("/") ? base : base + "/") + "purchases/count");
         this.purchasesMetrics = purchasesMetrics;
         this.storeMetrics = List.copyOf(storeMetrics);
+        this.copies = copies;
+    }
+
+    /** How many copy groups the store-service URLs form. */
+    int copies() {
+        return copies;
     }
 
     /** Purchases in purchases-service's database. */
@@ -55,13 +74,27 @@ final class PlatformCounts {
     }
 
     /**
-     * Distinct purchases in store-service's counts, over every partition (each counts its own
-     * stores only, so a purchase counted by two would show as one too many); empty if a partition
-     * cannot be read.
+     * Distinct purchases in store-service's counts, over every partition of copy group 0 (each
+     * counts its own stores only, so a purchase counted by two would show as one too many); empty
+     * if a partition cannot be read.
      */
     OptionalLong counted() {
+        return counted(0);
+    }
+
+    /** {@link #counted()} of every copy group, copy by copy: each counts every purchase on its own. */
+    List<OptionalLong> countedByCopy() {
+        List<OptionalLong> counted = new ArrayList<>(copies);
+        for (int copy = 0; copy < copies; copy++) {
+            counted.add(counted(copy));
+        }
+        return counted;
+    }
+
+    private OptionalLong counted(int copy) {
+        int partitions = storeMetrics.size() / copies;
         long total = 0;
-        for (URI partition : storeMetrics) {
+        for (URI partition : storeMetrics.subList(copy * partitions, (copy + 1) * partitions)) {
             OptionalLong counted = get(partition, METRICS_TIMEOUT).map(text -> sum(text, "store_purchases_counted"))
                     .orElse(OptionalLong.empty());
             if (counted.isEmpty()) {

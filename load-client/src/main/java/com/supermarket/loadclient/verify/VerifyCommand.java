@@ -46,14 +46,26 @@ import picocli.CommandLine.Spec;
                 "  lost       = (A - S)+ + (E - C)+",
                 "  duplicated = (S - (A + M))+ + (C - E)+",
                 "A till's retries and late re-sends of one purchase are that one purchase. Several result files add up.",
+                "With --store-copies C > 1 every copy group is checked on its own (one line each, 'copy c: ...'), and",
+                "with --store-state-url the copies of every partition must also agree on their GET /state/summary.",
                 "Exit status: 0 when nothing was lost or duplicated, 1 when something was, 2 on bad usage or when a",
                 "result file or a service's count could not be read." })
 public final class VerifyCommand implements Callable<Integer> {
 
     private static final JsonMapper JSON = JsonMapper.builder().build();
 
-    /** The services' counts before a run, to subtract from theirs after it. */
-    record Baseline(long stored, long counted) {
+    /**
+     * The services' counts before a run, to subtract from theirs after it.
+     *
+     * @param counted        copy group 0's
+     * @param countedByCopy  every copy group's, copy by copy; null in a file written before copies
+     */
+    record Baseline(long stored, long counted, List<Long> countedByCopy) {
+
+        /** Copy group {@code copy}'s count (a file from before copies: every copy had {@code counted}). */
+        long counted(int copy) {
+            return countedByCopy == null || copy >= countedByCopy.size() ? counted : countedByCopy.get(copy);
+        }
     }
 
     @Spec
@@ -69,8 +81,18 @@ public final class VerifyCommand implements Callable<Integer> {
     private URI purchasesMetricsUrl = URI.create("http://127.0.0.1:9082/actuator/prometheus");
 
     @Option(names = "--store-metrics-url", defaultValue = "http://127.0.0.1:9081/actuator/prometheus",
-            description = "store-service's Prometheus scrape (store_purchases_counted); once per store partition, summed.")
+            description = "store-service's Prometheus scrape (store_purchases_counted); once per store partition, summed; "
+                    + "with copies, copy group by copy group (the partitions of copy 0, then of copy 1, ...).")
     private List<URI> storeMetricsUrls;
+
+    @Option(names = "--store-copies", paramLabel = "C", description = "Copies of every store partition: the --store-metrics-url "
+            + "list is C copy groups, each of which must count every purchase once.")
+    private int storeCopies = 1;
+
+    @Option(names = "--store-state-url", paramLabel = "URL", description = "store-service's base URL (GET /state/summary), "
+            + "in the order of --store-metrics-url; given, the copies of every partition must agree on purchases, quantity "
+            + "and digest.")
+    private List<URI> storeStateUrls = new ArrayList<>();
 
     @Option(names = "--save-baseline", paramLabel = "FILE", description = "Only write the services' counts now to FILE (before a run) and exit.")
     private Path saveBaseline;
@@ -89,18 +111,23 @@ public final class VerifyCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        PlatformCounts counts = new PlatformCounts(purchasesUrl, purchasesMetricsUrl, storeMetricsUrls);
+        require(storeCopies >= 1 && storeMetricsUrls.size() % storeCopies == 0,
+                "--store-copies must divide the --store-metrics-url list into copy groups of the same partitions");
+        require(storeStateUrls.isEmpty() || storeStateUrls.size() == storeMetricsUrls.size(),
+                "give one --store-state-url per --store-metrics-url, in the same order");
+        PlatformCounts counts = new PlatformCounts(purchasesUrl, purchasesMetricsUrl, storeMetricsUrls, storeCopies);
         PrintStream err = System.err;
         if (saveBaseline != null) {
             require(results.isEmpty(), "--save-baseline takes no result files");
             OptionalLong stored = counts.stored();
-            OptionalLong counted = counts.counted();
-            if (stored.isEmpty() || counted.isEmpty()) {
+            List<OptionalLong> counted = counts.countedByCopy();
+            if (stored.isEmpty() || counted.stream().anyMatch(OptionalLong::isEmpty)) {
                 err.println("[verify] " + unreadable(stored, counted));
                 return 2;
             }
             Files.createDirectories(saveBaseline.toAbsolutePath().getParent());
-            JSON.writeValue(saveBaseline.toFile(), new Baseline(stored.getAsLong(), counted.getAsLong()));
+            List<Long> byCopy = counted.stream().map(OptionalLong::getAsLong).toList();
+            JSON.writeValue(saveBaseline.toFile(), new Baseline(stored.getAsLong(), byCopy.getFirst(), byCopy));
             return 0;
         }
         require(!results.isEmpty(), "name the run's result file(s)");
@@ -117,31 +144,45 @@ public final class VerifyCommand implements Callable<Integer> {
             accepted += purchases.accepted();
             maybeAccepted += purchases.maybeAccepted();
         }
-        Baseline before = baseline == null ? new Baseline(0, 0) : JSON.readValue(baseline.toFile(), Baseline.class);
+        Baseline before = baseline == null ? new Baseline(0, 0, null) : JSON.readValue(baseline.toFile(), Baseline.class);
         Drained drained = drain(counts, accepted, before);
-        if (drained.stored().isEmpty() || drained.counted().isEmpty()) {
+        if (drained.stored().isEmpty() || drained.counted().stream().anyMatch(OptionalLong::isEmpty)) {
             err.println("[verify] " + unreadable(drained.stored(), drained.counted()));
             return 2;
         }
-        ExactlyOnce.Verdict verdict = ExactlyOnce.judge(accepted, maybeAccepted,
-                drained.stored().getAsLong() - before.stored(), drained.counted().getAsLong() - before.counted());
-        if (countsOut != null) {
-            Files.writeString(countsOut, verdict.numbers() + "\n", StandardCharsets.US_ASCII);
+        // Every copy group is judged on its own; the worst one goes to --counts-out.
+        ExactlyOnce.Verdict worst = null;
+        boolean kept = true;
+        for (int copy = 0; copy < storeCopies; copy++) {
+            ExactlyOnce.Verdict verdict = ExactlyOnce.judge(accepted, maybeAccepted,
+                    drained.stored().getAsLong() - before.stored(), drained.counted().get(copy).getAsLong() - before.counted(copy));
+            System.out.println((storeCopies > 1 ? "copy " + copy + ": " : "") + verdict.line());
+            kept &= verdict.kept();
+            if (worst == null || verdict.lost() + verdict.duplicated() > worst.lost() + worst.duplicated()) {
+                worst = verdict;
+            }
         }
-        System.out.println(verdict.line());
+        if (countsOut != null) {
+            Files.writeString(countsOut, worst.numbers() + "\n", StandardCharsets.US_ASCII);
+        }
         if (!drained.settled()) {
             err.printf(Locale.ROOT, "[verify] the counts as they stood after %.0f s without progress%n", idleTimeoutSeconds);
         }
-        return verdict.kept() ? 0 : 1;
+        if (!storeStateUrls.isEmpty()) {
+            CopyAgreement.Result agreement = new CopyAgreement(storeStateUrls, storeCopies).check();
+            agreement.lines().forEach(System.out::println);
+            kept &= agreement.agree();
+        }
+        return kept ? 0 : 1;
     }
 
-    /** The counts once the pipeline drained; {@code settled} is false when it gave up waiting. */
-    private record Drained(OptionalLong stored, OptionalLong counted, boolean settled) {
+    /** The counts once the pipeline drained, copy group by copy group; {@code settled} is false when it gave up waiting. */
+    private record Drained(OptionalLong stored, List<OptionalLong> counted, boolean settled) {
     }
 
     /**
-     * Waits while the services make progress: until store-service has counted at least
-     * {@code accepted} purchases more than before and nothing moved for one poll, then reads the
+     * Waits while the services make progress: until every copy group of store-service has counted
+     * at least {@code accepted} purchases more than before and nothing moved for one poll, then reads the
      * database's count (only then: a Scan every poll slowed DynamoDB Local's own drain), and stops
      * if it holds the accepted purchases too; or until nothing moved for the idle timeout.
      */
@@ -151,7 +192,7 @@ public final class VerifyCommand implements Callable<Integer> {
         String lastProgress = null;
         long lastChangeNanos = System.nanoTime();
         while (true) {
-            OptionalLong counted = counts.counted();
+            List<OptionalLong> counted = counts.countedByCopy();
             String progress = counts.written() + "/" + counted;
             long now = System.nanoTime();
             boolean moved = !progress.equals(lastProgress);
@@ -160,7 +201,10 @@ public final class VerifyCommand implements Callable<Integer> {
                 lastChangeNanos = now;
             }
             boolean idleTooLong = now - lastChangeNanos >= idleLimitNanos;
-            boolean countedEnough = counted.isPresent() && counted.getAsLong() - before.counted() >= accepted;
+            boolean countedEnough = true;
+            for (int copy = 0; copy < counted.size(); copy++) {
+                countedEnough &= counted.get(copy).isPresent() && counted.get(copy).getAsLong() - before.counted(copy) >= accepted;
+            }
             if ((countedEnough && !moved) || idleTooLong) {
                 OptionalLong stored = counts.stored();
                 boolean storedEnough = stored.isPresent() && stored.getAsLong() - before.stored() >= accepted;
@@ -172,12 +216,12 @@ public final class VerifyCommand implements Callable<Integer> {
         }
     }
 
-    private String unreadable(OptionalLong stored, OptionalLong counted) {
+    private String unreadable(OptionalLong stored, List<OptionalLong> counted) {
         List<String> missing = new ArrayList<>();
         if (stored.isEmpty()) {
             missing.add("purchases-service's count (" + purchasesUrl + "/purchases/count)");
         }
-        if (counted.isEmpty()) {
+        if (counted.stream().anyMatch(OptionalLong::isEmpty)) {
             missing.add("store-service's store_purchases_counted (" + storeMetricsUrls + ")");
         }
         return "could not read " + String.join(" nor ", missing);

@@ -93,6 +93,43 @@ class VerifyCommandTest {
     }
 
     @Test
+    void everyCopyGroupMustCountEveryPurchaseOnceAndTheCopiesMustAgree() throws Exception {
+        try (FakeServices services = new FakeServices(0, 0)) {
+            services.drainTo(ACCEPTED, ACCEPTED, ACCEPTED);
+            String summary = "{\"partition\":0,\"copy\":%d,\"purchases\":%d,\"quantity\":%d,\"digest\":\"%s\"}";
+            services.fixed("/c0/state/summary", summary.formatted(0, ACCEPTED, 99, "00000000000000aa"));
+            services.fixed("/c1/state/summary", summary.formatted(1, ACCEPTED, 99, "00000000000000aa"));
+            services.fixed("/c1-behind/store-metrics", "store_purchases_counted " + (ACCEPTED - 1) + ".0\n");
+            services.fixed("/c1-behind/state/summary", summary.formatted(1, ACCEPTED - 1, 97, "00000000000000bb"));
+
+            Outcome agreeing = verify(services, "--store-metrics-url", services.url("/store-metrics"), "--store-copies", "2",
+                    "--store-state-url", services.url("/c0"), "--store-state-url", services.url("/c1"), result.toString());
+            assertThat(agreeing.status()).as(agreeing.out() + agreeing.err()).isZero();
+            assertThat(agreeing.out()).contains("copy 0: " + ACCEPTED + " accepted", "copy 1: " + ACCEPTED + " accepted",
+                    "partition 0: 2 copies agree: purchases " + ACCEPTED + ", quantity 99, digest 00000000000000aa");
+
+            Path counts = dir.resolve("copies-counts.txt");
+            Outcome behind = verify(services, "--store-metrics-url", services.url("/c1-behind/store-metrics"),
+                    "--store-copies", "2", "--store-state-url", services.url("/c0"), "--store-state-url",
+                    services.url("/c1-behind"), "--counts-out", counts.toString(), result.toString());
+            assertThat(behind.status()).isEqualTo(1);
+            assertThat(behind.out()).contains("copy 1: " + ACCEPTED + " accepted, 0 maybe-accepted, " + ACCEPTED + " stored, "
+                    + (ACCEPTED - 1) + " counted: 1 lost, 0 duplicated", "partition 0: 2 copies DIFFER");
+            assertThat(Files.readString(counts)).endsWith(" 1 0\n");
+        }
+    }
+
+    @Test
+    void copyGroupsMustBeWholeSetsOfPartitions() throws Exception {
+        try (FakeServices services = new FakeServices(0, 0)) {
+            Outcome outcome = verify(services, "--store-copies", "2", result.toString());
+
+            assertThat(outcome.status()).isEqualTo(2);
+            assertThat(outcome.err()).contains("--store-copies must divide the --store-metrics-url list");
+        }
+    }
+
+    @Test
     void cannotVerifyWithoutTheServicesCounts() throws Exception {
         int closedPort;
         try (ServerSocket socket = new ServerSocket(0)) {
@@ -189,6 +226,11 @@ class VerifyCommandTest {
             stored = Math.min(storedTarget, stored + step);
             counted = Math.min(countedTarget, counted + step);
             return counted;
+        }
+
+        /** Answers {@code path} with {@code body}, always. */
+        void fixed(String path, String body) {
+            server.createContext(path, exchange -> answer(exchange, body));
         }
 
         String url(String path) {

@@ -65,6 +65,7 @@ public class ShardRouting implements HealthIndicator, SmartLifecycle {
     private final boolean replicated;
     private final int replicatedShards;
     private final int storePartitions;
+    private final List<String> shardedExchanges;
     private volatile Routes routes = new Routes("the shard queues have not been listed yet", 0, List.of());
     private ScheduledExecutorService checking;
 
@@ -72,6 +73,7 @@ public class ShardRouting implements HealthIndicator, SmartLifecycle {
         this.replicated = settings.topologyMode() == BrokerSettings.TopologyMode.REPLICATED;
         this.replicatedShards = settings.replicatedShards();
         this.storePartitions = settings.storePartitions();
+        this.shardedExchanges = settings.shardedExchanges();
         String vhost = rabbit.determineVirtualHost();
         this.vhost = vhost == null || vhost.isBlank() ? "/" : vhost;
         this.management = new ManagementClient(settings.managementUrl(), rabbit.determineUsername(), rabbit.determinePassword());
@@ -112,7 +114,7 @@ public class ShardRouting implements HealthIndicator, SmartLifecycle {
         String found;
         try {
             List<String> empty = new ArrayList<>();
-            for (String exchange : Topology.SHARDED_EXCHANGES) {
+            for (String exchange : shardedExchanges) {
                 int queues = BrokerTopology.shardQueues(management, vhost, exchange).size();
                 if (queues == 0) {
                     empty.add(exchange);

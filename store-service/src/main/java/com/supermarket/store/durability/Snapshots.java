@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.channels.WritableByteChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -58,47 +59,57 @@ final class Snapshots {
             throws IOException {
         Path temp = directory.snapshotInProgress(number);
         try (FileChannel out = FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-            ByteBuffer header = Frames.open(4 * Integer.BYTES + Long.BYTES);
-            header.putInt(HEADER_MAGIC).putInt(VERSION).putInt(counts.maxStores()).putInt(counts.maxItemId())
-                    .putLong(number);
-            write(out, Frames.seal(header));
-            int[] stores = {0};
-            // One buffer for every row: at 100,000 items a row is 400 KB, and allocating one per
-            // store would make 400 MB of garbage per snapshot.
-            ByteBuffer row = Frames.open(3 * Integer.BYTES + 2 * Long.BYTES + counts.maxItemId() * Integer.BYTES
-                    + counts.dedupWindowPerStore() * 2 * Long.BYTES);
-            long[] logged = {0};
-            IntConsumer whileLocked = storeId -> logged[0] = loggedInSegment.getAsLong();
-            try {
-                counts.snapshotTo(whileLocked, (storeId, itemCounts, purchases, recentIds) -> {
-                    row.clear().position(Integer.BYTES);
-                    row.putInt(storeId).putLong(purchases).putInt(itemCounts.length);
-                    row.asIntBuffer().put(itemCounts);
-                    row.position(row.position() + itemCounts.length * Integer.BYTES);
-                    row.putInt(recentIds.size());
-                    for (UUID id : recentIds) {
-                        row.putLong(id.getMostSignificantBits()).putLong(id.getLeastSignificantBits());
-                    }
-                    row.putLong(logged[0]);
-                    try {
-                        write(out, Frames.seal(row));
-                    } catch (IOException e) {
-                        throw new UncheckedIOException(e);
-                    }
-                    stores[0]++;
-                });
-            } catch (UncheckedIOException e) {
-                throw e.getCause();
-            }
-            ByteBuffer trailer = Frames.open(2 * Integer.BYTES);
-            trailer.putInt(TRAILER_MAGIC).putInt(stores[0]);
-            write(out, Frames.seal(trailer));
+            write(out, number, counts, loggedInSegment);
             out.force(true);
         }
         Path target = directory.snapshot(number);
         Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE);
         directory.sync();
         return Files.size(target);
+    }
+
+    /**
+     * Streams a snapshot of {@code counts} numbered {@code number} to {@code out}, in the format
+     * of the files (a live copy's counts for another copy's rebuild); see
+     * {@link #write(StateDirectory, long, StoreCounts, LongSupplier)}.
+     */
+    static void write(WritableByteChannel out, long number, StoreCounts counts, LongSupplier loggedInSegment)
+            throws IOException {
+        ByteBuffer header = Frames.open(4 * Integer.BYTES + Long.BYTES);
+        header.putInt(HEADER_MAGIC).putInt(VERSION).putInt(counts.maxStores()).putInt(counts.maxItemId())
+                .putLong(number);
+        write(out, Frames.seal(header));
+        int[] stores = {0};
+        // One buffer for every row: at 100,000 items a row is 400 KB, and allocating one per
+        // store would make 400 MB of garbage per snapshot.
+        ByteBuffer row = Frames.open(3 * Integer.BYTES + 2 * Long.BYTES + counts.maxItemId() * Integer.BYTES
+                + counts.dedupWindowPerStore() * 2 * Long.BYTES);
+        long[] logged = {0};
+        IntConsumer whileLocked = storeId -> logged[0] = loggedInSegment.getAsLong();
+        try {
+            counts.snapshotTo(whileLocked, (storeId, itemCounts, purchases, recentIds) -> {
+                row.clear().position(Integer.BYTES);
+                row.putInt(storeId).putLong(purchases).putInt(itemCounts.length);
+                row.asIntBuffer().put(itemCounts);
+                row.position(row.position() + itemCounts.length * Integer.BYTES);
+                row.putInt(recentIds.size());
+                for (UUID id : recentIds) {
+                    row.putLong(id.getMostSignificantBits()).putLong(id.getLeastSignificantBits());
+                }
+                row.putLong(logged[0]);
+                try {
+                    write(out, Frames.seal(row));
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+                stores[0]++;
+            });
+        } catch (UncheckedIOException e) {
+            throw e.getCause();
+        }
+        ByteBuffer trailer = Frames.open(2 * Integer.BYTES);
+        trailer.putInt(TRAILER_MAGIC).putInt(stores[0]);
+        write(out, Frames.seal(trailer));
     }
 
     /**
@@ -170,7 +181,7 @@ final class Snapshots {
         logged[storeId] = payload.hasRemaining() ? payload.getLong() : 0;
     }
 
-    private static void write(FileChannel out, ByteBuffer frame) throws IOException {
+    private static void write(WritableByteChannel out, ByteBuffer frame) throws IOException {
         while (frame.hasRemaining()) {
             out.write(frame);
         }

@@ -21,7 +21,7 @@ import java.util.stream.Stream;
  * every record of the segments below {@code n}, so recovery loads it and replays segments
  * {@code n, n+1, ...}. A snapshot being written is {@code snapshot-<n>.snap.tmp} until it is
  * complete and fsynced; a leftover temp file is never read. {@code partition} names the store
- * partition whose counts the directory holds ({@link #claim}).
+ * partition and copy whose counts the directory holds ({@link #claim}).
  *
  * <p>Stateless apart from the path; thread-safe.
  */
@@ -54,33 +54,57 @@ record StateDirectory(Path path) {
     }
 
     /**
-     * Makes sure the directory holds the counts of {@code partition} and no other: a new (or
-     * empty) directory is marked as {@code partition}'s; one written before there were partitions
-     * is partition 0 of 1's. A directory of another partition, or of another partition count, is
-     * refused: its log holds other stores, or stores that now belong to another partition, and
-     * replaying it would answer for them.
-     *
-     * @throws IllegalStateException naming both partitions
+     * Whether the directory holds any counted state: a snapshot, or a log segment with a byte in
+     * it. An empty directory, or one holding only empty segments (nothing was ever counted, or a
+     * rebuild stopped before its snapshot was in place), holds none.
      */
-    void claim(StorePartition partition) throws IOException {
+    boolean hasState() throws IOException {
+        if (!Files.isDirectory(path)) {
+            return false;
+        }
+        if (!snapshots().isEmpty()) {
+            return true;
+        }
+        for (long number : segments()) {
+            if (Files.size(segment(number)) > 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Makes sure the directory holds the counts of {@code copy} of {@code partition} and no other:
+     * a new (or empty) directory is marked as theirs; one written before there were partitions is
+     * copy 0 of partition 0 of 1's, one written before there were copies is copy 0's. A directory
+     * of another partition, partition count or copy is refused: its log holds other stores, or
+     * stores that now belong to another partition, or purchases another copy's queues delivered
+     * (their acknowledgements are that copy's, not this one's).
+     *
+     * @throws IllegalStateException naming both
+     */
+    void claim(StorePartition partition, int copy) throws IOException {
         Files.createDirectories(path);
         Path mark = path.resolve(PARTITION_MARK);
-        String wanted = partition.index() + " of " + partition.partitions();
+        String wanted = partition.index() + " of " + partition.partitions() + ", copy " + copy;
         String found;
         if (Files.exists(mark)) {
             found = Files.readString(mark, StandardCharsets.US_ASCII).strip();
+            if (!found.contains(", copy ")) {
+                found += ", copy 0";
+            }
         } else if (!segments().isEmpty() || !snapshots().isEmpty()) {
-            found = "0 of 1";
+            found = "0 of 1, copy 0";
         } else {
             found = wanted;
         }
         if (!found.equals(wanted)) {
             throw new IllegalStateException("the state directory " + path + " holds the counts of store partition " + found
-                    + ", not of this store partition " + wanted + " (STORE_PARTITION, STORE_PARTITIONS): give each "
-                    + "partition its own state directory; a changed partition count moves stores between partitions, "
-                    + "which needs new, empty state directories (README: \"Store partitions\")");
+                    + ", not of this store partition " + wanted + " (STORE_PARTITION, STORE_PARTITIONS, STORE_COPY): give "
+                    + "each partition and copy its own state directory; a changed partition count moves stores between "
+                    + "partitions, which needs new, empty state directories (README: \"Store partitions\")");
         }
-        if (!Files.exists(mark)) {
+        if (!Files.exists(mark) || !Files.readString(mark, StandardCharsets.US_ASCII).strip().equals(wanted)) {
             Path written = path.resolve(PARTITION_MARK + ".tmp");
             try (FileChannel file = FileChannel.open(written, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
                     StandardOpenOption.WRITE)) {

@@ -3,13 +3,15 @@ package com.supermarket.store.ingest;
 import com.supermarket.contract.BrokerSetup;
 import com.supermarket.contract.ShardConsumers;
 import com.supermarket.contract.StorePartition;
-import com.supermarket.contract.Topology;
 import com.supermarket.store.counts.StoreCounts;
+import com.supermarket.store.durability.CountsRecovered;
+import com.supermarket.store.partition.StoreCopy;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.context.ApplicationListener;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -17,25 +19,35 @@ import org.springframework.context.annotation.Configuration;
 class IngestConfiguration {
 
     /**
-     * The {@code storeX} shard queues of this instance's {@link StorePartition} (every one when
-     * there is one partition), consumed by name into the {@link PurchaseListener}.
+     * The shard queues of this instance's {@link StorePartition} (every one when there is one
+     * partition) behind its copy group's exchange ({@link StoreCopy#exchange()}: {@code storeX}
+     * for copy 0), consumed by name into the {@link PurchaseListener}, from when the counts are
+     * recovered ({@link CountsRecovered}).
      * Refuses to start when the dedup window could not recognise every redelivery: a store lives
      * on one shard, and after a connection loss all of that shard's unacknowledged purchases may
      * come again.
      */
     @Bean
     ShardConsumers storeShardConsumers(ConnectionFactory connectionFactory, BrokerSetup setup, IngestProperties ingest, PurchaseListener listener, StoreCounts counts,
-                                       StorePartition partition, MeterRegistry registry) {
+                                       StorePartition partition, StoreCopy copy, MeterRegistry registry) {
         if (counts.dedupWindowPerStore() < ingest.unacknowledgedPurchasesPerShard()) {
             throw new IllegalStateException("store.counts.dedup-window-per-store (" + counts.dedupWindowPerStore()
                     + ") must be at least store.ingest.prefetch x .consumers-per-shard x .max-purchases-per-message ("
                     + ingest.unacknowledgedPurchasesPerShard() + " purchases), or redeliveries could be counted twice");
         }
-        ShardConsumers consumers = new ShardConsumers(Topology.STORE_EXCHANGE, connectionFactory, setup,
+        ShardConsumers consumers = new ShardConsumers(copy.exchange(), connectionFactory, setup,
                 setup.settings().consumers(ingest.consumersPerShard(), ingest.prefetch()), partition::ownedShards, listener);
+        consumers.setAutoStartup(false);
         Gauge.builder("store.shards.consumed", consumers, ShardConsumers::shardCount)
-                .description("Shard queues of storeX this instance consumes").register(registry);
+                .description("Shard queues of storeX (or this copy group's store exchange) this instance consumes")
+                .register(registry);
         return consumers;
+    }
+
+    /** Starts consuming once the counts are recovered: a purchase counted before would be lost to the recovery. */
+    @Bean
+    ApplicationListener<CountsRecovered> consumeWhenRecovered(ShardConsumers consumers) {
+        return recovered -> consumers.start();
     }
 
     /**

@@ -12,7 +12,8 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * The store partition this instance is ({@link StorePartition}): it consumes only that
+ * The store partition this instance is ({@link StorePartition}), and which copy of it
+ * ({@link StoreCopy}): it consumes only that
  * partition's {@code storeX} shard queues, keeps only its stores in its state directory, and
  * answers queries on the partition's own query queue. Chosen once at startup and logged; a
  * partition outside {@code 0..STORE_PARTITIONS-1}, or (replicated topology mode) a shard count
@@ -54,6 +55,14 @@ class PartitionConfiguration {
         log.info("This is {} ({}): it counts the stores s with s mod {} = {} and answers on '{}'", partition, chosen,
                 partitions, index, partition.queryQueue());
         return partition;
+    }
+
+    @Bean
+    StoreCopy storeCopy(BrokerSettings broker, PartitionProperties properties, StorePartition partition) {
+        StoreCopy copy = new StoreCopy(properties.copy() == null ? 0 : properties.copy(), broker.storeCopies());
+        log.info("This is {} of {}: it consumes the shard queues of '{}'{}", copy, partition, copy.exchange(),
+                copy.copies() > 1 ? " and shares the query queue with the other copies" : "");
+        return copy;
     }
 
     /** The number after the last {@code -} of {@code hostname}, or null. */

@@ -4,6 +4,7 @@ import com.supermarket.contract.MessageTracing;
 import com.supermarket.contract.StoreQueries;
 import com.supermarket.contract.Topology;
 import com.supermarket.contract.WireFormat;
+import com.supermarket.store.durability.CountsRecovered;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.tracing.Span;
@@ -13,6 +14,8 @@ import org.slf4j.LoggerFactory;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.MessageProperties;
 import org.springframework.amqp.rabbit.annotation.RabbitListener;
+import org.springframework.amqp.rabbit.listener.RabbitListenerEndpointRegistry;
+import org.springframework.context.event.EventListener;
 import org.springframework.stereotype.Component;
 
 /**
@@ -30,6 +33,7 @@ import org.springframework.stereotype.Component;
 class RpcServer {
 
     private static final Logger log = LoggerFactory.getLogger(RpcServer.class);
+    private static final String LISTENER = "storeRpc";
 
     /** The span of answering one request (tracing on). */
     static final String ANSWER_SPAN = "store query answer";
@@ -37,15 +41,28 @@ class RpcServer {
     private final StoreRanking ranking;
     private final MessageTracing tracing;
     private final Counter unanswerable;
+    private final RabbitListenerEndpointRegistry listeners;
 
-    RpcServer(StoreRanking ranking, MessageTracing tracing, MeterRegistry registry) {
+    RpcServer(StoreRanking ranking, MessageTracing tracing, RabbitListenerEndpointRegistry listeners,
+            MeterRegistry registry) {
         this.ranking = ranking;
         this.tracing = tracing;
+        this.listeners = listeners;
         this.unanswerable = Counter.builder("store.queries.unanswerable")
                 .description("RPC requests dropped because they carried no reply-to").register(registry);
     }
 
-    @RabbitListener(id = "storeRpc", queues = "#{@storePartition.queryQueue()}", concurrency = "${store.query.rpc-consumers}")
+    /**
+     * Starts answering once the counts are recovered: the copies of a partition share its query
+     * queue, so one that is still loading or rebuilding leaves the queries to the others.
+     */
+    @EventListener(CountsRecovered.class)
+    void answerWhenRecovered() {
+        listeners.getListenerContainer(LISTENER).start();
+    }
+
+    @RabbitListener(id = LISTENER, queues = "#{@storePartition.queryQueue()}", concurrency = "${store.query.rpc-consumers}",
+            autoStartup = "false")
     Message answer(Message request) {
         if (request.getMessageProperties().getReplyTo() == null) {
             unanswerable.increment();

@@ -1,0 +1,120 @@
+package com.supermarket.store.durability;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Rebuilds a copy's lost state directory from a live copy of its partition: asks each peer in
+ * turn for {@code GET /state/snapshot} ({@link StateController}) and writes the first complete
+ * answer into the directory as snapshot 0, which the normal {@link Recovery} then loads; the
+ * copy's own shard queues hold everything since it went down, and the dedup window carried in
+ * the snapshot skips what both hold.
+ *
+ * <p>Durable in this order: an empty log segment 0 (recovery wants the log that follows a
+ * snapshot), then the snapshot into a temp file, fsynced, renamed into place, the directory
+ * fsynced. A crash before the rename leaves no snapshot and an empty segment, which
+ * {@link StateDirectory#hasState()} reads as no state, so the next start rebuilds again.
+ *
+ * <p>Not thread-safe: one caller, the recovery thread.
+ */
+final class PeerRebuild {
+
+    /** The header a store-service sets on a 503 from {@code /state/*}: why it has no state to give. */
+    static final String STATE_HEADER = "X-Store-State";
+
+    /** The {@link #STATE_HEADER} of a copy that has no state and never had any on its disk. */
+    static final String EMPTY = "empty";
+
+    /**
+     * What one round over the peers did.
+     *
+     * @param rebuilt  a snapshot from {@code source} is in place
+     * @param allEmpty every peer answered that it is empty and never had state (first install):
+     *                 start from zero
+     * @param source   the peer the snapshot came from, or null
+     * @param problem  why neither, for readiness and the log, or null
+     */
+    record Round(boolean rebuilt, boolean allEmpty, String source, String problem) {
+    }
+
+    private final List<String> peers;
+    private final Duration timeout;
+    private final HttpClient http;
+
+    PeerRebuild(List<String> peers, Duration timeout) {
+        if (peers.isEmpty()) {
+            throw new IllegalArgumentException("no peer to rebuild from");
+        }
+        this.peers = List.copyOf(peers);
+        this.timeout = timeout;
+        this.http = HttpClient.newBuilder().connectTimeout(timeout).build();
+    }
+
+    List<String> peers() {
+        return peers;
+    }
+
+    /** Asks every peer in turn until one gives a snapshot, which it writes into {@code directory}. */
+    Round into(StateDirectory directory) throws IOException {
+        directory.prepare();
+        List<String> problems = new ArrayList<>();
+        int empty = 0;
+        for (String peer : peers) {
+            URI uri = URI.create(peer.replaceAll("/+$", "") + "/state/snapshot");
+            Path temp = directory.snapshotInProgress(0);
+            HttpResponse<String> response;
+            try {
+                response = http.send(HttpRequest.newBuilder(uri).timeout(timeout).GET().build(), info -> info.statusCode() == 200
+                        ? HttpResponse.BodySubscribers.mapping(HttpResponse.BodySubscribers.ofFile(temp,
+                                StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE),
+                        Path::toString)
+                        : HttpResponse.BodySubscribers.ofString(java.nio.charset.StandardCharsets.UTF_8));
+            } catch (IOException e) {
+                Files.deleteIfExists(temp);
+                problems.add(uri + ": " + e);
+                continue;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted while asking " + uri, e);
+            }
+            if (response.statusCode() == 200) {
+                install(directory, temp);
+                return new Round(true, false, peer, null);
+            }
+            String state = response.headers().firstValue(STATE_HEADER).orElse("");
+            if (response.statusCode() == 503 && state.equals(EMPTY)) {
+                empty++;
+            }
+            problems.add(uri + ": " + response.statusCode() + " " + response.body().strip());
+        }
+        if (empty == peers.size()) {
+            return new Round(false, true, null, null);
+        }
+        return new Round(false, false, null, "no live copy of this partition gave its counts yet (never starting from "
+                + "zero while one may hold them): " + String.join("; ", problems));
+    }
+
+    private static void install(StateDirectory directory, Path temp) throws IOException {
+        try (FileChannel segment = FileChannel.open(directory.segment(0), StandardOpenOption.CREATE,
+                StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
+            segment.force(true);
+        }
+        directory.sync();
+        try (FileChannel snapshot = FileChannel.open(temp, StandardOpenOption.WRITE)) {
+            snapshot.force(true);
+        }
+        Files.move(temp, directory.snapshot(0), StandardCopyOption.ATOMIC_MOVE);
+        directory.sync();
+    }
+}
