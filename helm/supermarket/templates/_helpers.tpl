@@ -174,8 +174,9 @@ root ($), component (name), values (the service's values), serviceAccountName, s
 (optional), autoscaled (bool: leave replicas to the HPA), extraEnv (rendered env entries),
 stateVolume (optional dict mountPath, size, storageClassName: makes it a StatefulSet whose pod keeps
 a PersistentVolumeClaim "state" mounted there across restarts and rescheduling). From
-the service's values it also takes javaToolOptions (overrides platform.javaToolOptions) and env
-(a map of further settings, e.g. PURCHASES_CONSUMERS_PER_SHARD).
+the service's values it also takes javaToolOptions (overrides platform.javaToolOptions), env
+(a map of further settings, e.g. PURCHASES_CONSUMERS_PER_SHARD), terminationGracePeriodSeconds
+and, optionally, shutdown.preStopSleepSeconds (a preStop sleep before the JVM gets its SIGTERM).
 */}}
 {{- define "supermarket.deployment" -}}
 {{- $root := .root }}
@@ -218,6 +219,7 @@ spec:
         {{- toYaml . | nindent 8 }}
       {{- end }}
       serviceAccountName: {{ .serviceAccountName }}
+      terminationGracePeriodSeconds: {{ $values.terminationGracePeriodSeconds }}
       securityContext:
         {{- toYaml $root.Values.podSecurityContext | nindent 8 }}
       {{- with .initContainers }}
@@ -257,6 +259,14 @@ spec:
             - name: {{ $name }}
               value: {{ $value | toString | quote }}
             {{- end }}
+          {{- with ($values.shutdown).preStopSleepSeconds }}
+          # Keeps serving while the load balancer and the Service stop sending, then the SIGTERM
+          # drains (helm/README.md, "Rollouts"). The images have sleep (coreutils).
+          lifecycle:
+            preStop:
+              exec:
+                command: ["sleep", {{ . | quote }}]
+          {{- end }}
           startupProbe:
             {{- toYaml $root.Values.probes.startup | nindent 12 }}
           livenessProbe:
