@@ -191,8 +191,8 @@ client_args=(run --base-url "http://127.0.0.1:$LB_PORT" --max-stores "$stores" -
   --duration "${duration}s" --all-stores-at-once --retries 0 --threshold 'failed<=0' --progress lines
   --label rolling-restart --out "$RUN_DIR/result.json")
 log "load client: ${client_args[*]}"
-"$JAVA" -jar "$(jar_of load-client)" "${client_args[@]}" >"$RUN_DIR/load-client.log" 2>&1 &
-client_pid=$!
+start_process load-client "$RUN_DIR/load-client.log" "$JAVA" -jar "$(jar_of load-client)" "${client_args[@]}"
+client_pid="${STARTED_PIDS[-1]}"
 sleep "$restart_after"
 for i in "${!REPLICAS[@]}"; do
   kill -0 "$client_pid" 2>/dev/null || die "the load ended before ${REPLICAS[$i]} was restarted; raise --duration"
