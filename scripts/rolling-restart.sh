@@ -208,10 +208,15 @@ cat "$RUN_DIR/load-client.log"
 
 check_every_purchase_arrived_once "$RUN_DIR/result.json" "$RUN_DIR/counts-before"
 for i in "${!REPLICAS[@]}"; do
-  log "${REPLICAS[$i]}: $(grep -c 'Graceful shutdown complete' "$RUN_DIR/${REPLICAS[$i]}.log" || true) graceful stop(s) logged;" \
-    "after its restart it answered $(curl -s "http://127.0.0.1:$(replica_management_port "$i")/actuator/prometheus" \
-      | awk '/^purchases_accepted_total/ { print int($2) }') purchases 201"
+  drained="did NOT log its graceful shutdown"
+  grep -q 'Graceful shutdown complete' "$RUN_DIR/${REPLICAS[$i]}.log" && drained="drained (graceful shutdown complete)"
+  log "${REPLICAS[$i]}: $drained; after its restart it answered $(curl -s \
+    "http://127.0.0.1:$(replica_management_port "$i")/actuator/prometheus" | awk '/^purchases_accepted_total/ { print int($2) }') purchases 201"
 done
+docker logs "$NGINX_CONTAINER" >"$RUN_DIR/nginx.log" 2>&1 || true
+log "nginx passed to the other replica $(grep -c 'Connection refused' "$RUN_DIR/nginx.log" || true) requests a stopped" \
+  "replica's port refused and $(grep -c 'upstream prematurely closed' "$RUN_DIR/nginx.log" || true) keyed POSTs a stopping" \
+  "replica closed unanswered (nginx.log)"
 if [[ $status -eq 99 ]]; then
   log "FAILED: requests failed during the rolling restart (the load client's summary says which)"
   exit 99
