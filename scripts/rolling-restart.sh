@@ -8,9 +8,9 @@
 #
 # What keeps it at 0: purchase-api drains on SIGTERM (every request it holds is answered, see
 # purchase-api/README.md, "Stopping drops no request"); nginx passes a request the stopping
-# replica refuses (closed port, Tomcat's 503 while it drains) to the other one, a POST only when
-# it carries an Idempotency-Key, whose purchase id makes the resend the same purchase (the load
-# client always sends one; deploy/nginx/nginx.conf says why). On EKS the chart's preStop sleep and
+# replica refuses (closed port, kept-alive connection closed unanswered) to the other one, a
+# POST only when it carries an Idempotency-Key, whose purchase id makes the resend the same
+# purchase (the load client always sends one; deploy/nginx/nginx.conf says why). On EKS the chart's preStop sleep and
 # ALB readiness gate do the same (helm/README.md, "Rollouts").
 #
 # Usage: scripts/rolling-restart.sh [options]
