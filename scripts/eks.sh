@@ -243,9 +243,11 @@ secret_json() {
     '{apiVersion: "v1", kind: "Secret", metadata: {name: $name, namespace: $ns}, type: "Opaque", stringData: .}' <<<"$data"
 }
 
-# Before anything else that lives in it, on both store paths.
+# Before anything else that lives in it, on both store paths. The label makes the Load Balancer
+# Controller inject the ALB's pod readiness gate (helm/README.md, "Rollouts").
 namespace() {
-  apply_json "$(jq -n --arg ns "$NAMESPACE" '{apiVersion: "v1", kind: "Namespace", metadata: {name: $ns}}')"
+  apply_json "$(jq -n --arg ns "$NAMESPACE" '{apiVersion: "v1", kind: "Namespace",
+    metadata: {name: $ns, labels: {"elbv2.k8s.aws/pod-readiness-gate-inject": "enabled"}}}')"
 }
 
 # Two database users: the RDS master user (owns the schema, used only by the migrations' init

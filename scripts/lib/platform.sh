@@ -289,11 +289,13 @@ start_purchases_service() {
 # Starts purchase-api (also again after a crash test killed it); the caller waits for it.
 # The idempotency store is the local Redis (scripts/local-services.sh), keys kept 1 h rather
 # than the default 24 h, so repeated runs keep it small; IDEMPOTENCY_REDIS_URL= (empty) runs
-# without it.
+# without it. $1 = process name (default purchase-api), $2 = port, $3 = management port (default
+# API_PORT, API_MANAGEMENT_PORT): a second replica beside the first.
 start_purchase_api() {
-  SERVER_PORT="$API_PORT" MANAGEMENT_PORT="$API_MANAGEMENT_PORT" \
+  local name="${1:-purchase-api}"
+  SERVER_PORT="${2:-$API_PORT}" MANAGEMENT_PORT="${3:-$API_MANAGEMENT_PORT}" \
     IDEMPOTENCY_REDIS_URL="${IDEMPOTENCY_REDIS_URL-redis://127.0.0.1:6379/0}" IDEMPOTENCY_TTL="${IDEMPOTENCY_TTL:-1h}" \
-    start_process purchase-api "$RUN_DIR/purchase-api.log" "$JAVA" $SERVICE_JAVA_OPTS -jar "$(jar_of purchase-api)"
+    start_process "$name" "$RUN_DIR/$name.log" "$JAVA" $SERVICE_JAVA_OPTS -jar "$(jar_of purchase-api)"
 }
 
 # Starts the load client's built-in stub on API_PORT instead of the services (to try the scripts).

@@ -188,8 +188,10 @@ the workload's name, default the component's), podLabels (optional dict: further
 pods), selectorLabels (optional dict: further labels of its selector, a subset of podLabels),
 spreadKey (the label of matchLabelKeys in its topology spread constraints, default
 pod-template-hash), heldPods (optional, StatefulSet: its pods of a lower ordinal keep their
-revision in an update, rollingUpdate.partition). From the service's values it also takes javaToolOptions (overrides
-platform.javaToolOptions) and env (a map of further settings, e.g. PURCHASES_CONSUMERS_PER_SHARD).
+revision in an update, rollingUpdate.partition). From the service's values it also takes
+javaToolOptions (overrides platform.javaToolOptions), env (a map of further settings, e.g.
+PURCHASES_CONSUMERS_PER_SHARD), terminationGracePeriodSeconds and, optionally,
+shutdown.preStopSleepSeconds (a preStop sleep before the JVM gets its SIGTERM).
 */}}
 {{- define "supermarket.deployment" -}}
 {{- $root := .root }}
@@ -245,6 +247,7 @@ spec:
         {{- toYaml . | nindent 8 }}
       {{- end }}
       serviceAccountName: {{ .serviceAccountName }}
+      terminationGracePeriodSeconds: {{ $values.terminationGracePeriodSeconds }}
       securityContext:
         {{- toYaml $root.Values.podSecurityContext | nindent 8 }}
       {{- with .initContainers }}
@@ -284,6 +287,14 @@ spec:
             - name: {{ $name }}
               value: {{ $value | toString | quote }}
             {{- end }}
+          {{- with ($values.shutdown).preStopSleepSeconds }}
+          # Keeps serving while the load balancer and the Service stop sending, then the SIGTERM
+          # drains (helm/README.md, "Rollouts"). The images have sleep (coreutils).
+          lifecycle:
+            preStop:
+              exec:
+                command: ["sleep", {{ . | quote }}]
+          {{- end }}
           startupProbe:
             {{- toYaml $root.Values.probes.startup | nindent 12 }}
           livenessProbe:

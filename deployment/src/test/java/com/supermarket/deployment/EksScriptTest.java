@@ -78,6 +78,8 @@ class EksScriptTest {
             String used = step.namespace();
             if (step.manifest() instanceof Namespace created) {
                 namespaces.add(created.getMetadata().getName());
+                assertThat(created.getMetadata().getLabels()).as("the ALB's pod readiness gate (helm/README.md, Rollouts)")
+                        .containsEntry("elbv2.k8s.aws/pod-readiness-gate-inject", "enabled");
             } else if (step.words().contains("--create-namespace")) {
                 namespaces.add(used);
             } else if (step.words().containsAll(List.of("kubectl", "apply"))) {

@@ -858,7 +858,7 @@ class HelmChartTest {
         return workload(objects, component).template().getSpec().getContainers().getFirst();
     }
 
-    private static EnvVar env(Container container, String name) {
+    static EnvVar env(Container container, String name) {
         return container.getEnv().stream().filter(e -> e.getName().equals(name)).findFirst()
                 .orElseThrow(() -> new AssertionError(container.getName() + " has no env " + name));
     }

@@ -5,11 +5,14 @@ import static org.awaitility.Awaitility.await;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
+import com.rabbitmq.client.GetResponse;
 import com.supermarket.contract.BrokerSettings;
 import com.supermarket.contract.BrokerSetup;
 import com.supermarket.contract.BrokerTopology;
 import com.supermarket.contract.BrokerUsers;
 import com.supermarket.contract.ManagementClient;
+import com.supermarket.contract.Purchase;
+import com.supermarket.contract.PurchaseBatch;
 import com.supermarket.contract.Topology;
 import com.supermarket.contract.WireFormat;
 import java.io.IOException;
@@ -240,6 +243,24 @@ public final class TestBroker implements AutoCloseable {
         } catch (IOException | TimeoutException e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    /**
+     * Every purchase in the batches ready in the shard queues of {@code exchange}, read over AMQP;
+     * the messages stay in place (closing the channel requeues what it got).
+     */
+    public List<Purchase> purchasesBehind(String exchange) {
+        List<Purchase> purchases = new ArrayList<>();
+        try (Connection connection = newConnection(); Channel channel = connection.createChannel()) {
+            for (String shard : shardQueues(exchange)) {
+                for (GetResponse get = channel.basicGet(shard, false); get != null; get = channel.basicGet(shard, false)) {
+                    purchases.addAll(PurchaseBatch.decode(get.getProps().getType(), get.getBody()).purchases());
+                }
+            }
+        } catch (IOException | TimeoutException e) {
+            throw new IllegalStateException(e);
+        }
+        return purchases;
     }
 
     /** The ready messages summed over every shard queue of {@code exchange}. */

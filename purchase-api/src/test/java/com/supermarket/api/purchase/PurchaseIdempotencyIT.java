@@ -6,12 +6,10 @@ import static org.awaitility.Awaitility.await;
 
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
-import com.rabbitmq.client.GetResponse;
 import com.supermarket.api.testing.ApiClient;
 import com.supermarket.api.testing.ServedApiTest;
 import com.supermarket.api.testing.TestRedis;
 import com.supermarket.contract.Purchase;
-import com.supermarket.contract.PurchaseBatch;
 import com.supermarket.contract.PurchaseItem;
 import com.supermarket.contract.Topology;
 import com.supermarket.contract.testing.TcpProxy;
@@ -300,17 +298,9 @@ class PurchaseIdempotencyIT extends ServedApiTest {
     }
 
     /** Every purchase in the shard queues of {@code exchange}, the messages left in place. */
-    private static List<Purchase> purchasesBehind(String exchange) throws Exception {
+    private static List<Purchase> purchasesBehind(String exchange) {
         await().atMost(Duration.ofSeconds(10)).until(() -> broker.messageCountBehind(exchange) > 0);
-        List<Purchase> purchases = new ArrayList<>();
-        try (Connection connection = broker.newConnection(); Channel channel = connection.createChannel()) {
-            for (String shard : broker.shardQueues(exchange)) {
-                for (GetResponse get = channel.basicGet(shard, false); get != null; get = channel.basicGet(shard, false)) {
-                    purchases.addAll(PurchaseBatch.decode(get.getProps().getType(), get.getBody()).purchases());
-                }
-            }
-        } // closing the channel requeues what it got
-        return purchases;
+        return broker.purchasesBehind(exchange);
     }
 
     private static void drain() throws Exception {
