@@ -224,10 +224,10 @@ class EksScriptTest {
 
         Result refused = exec(List.of("bash", SCRIPT.toString(), "--preset", "xlarge", "quota"), merge(env, "QUOTA", "16.0"));
         assertThat(refused.status()).isEqualTo(1);
-        assertThat(refused.output()).contains("refusing", "8 x m5.xlarge = 32 vCPUs", "L-1216C47A", "is 16 vCPUs",
-                "--desired-value 32");
+        assertThat(refused.output()).contains("refusing", "9 x m5.xlarge = 36 vCPUs", "L-1216C47A", "is 16 vCPUs",
+                "--desired-value 36");
 
-        Result allowed = exec(List.of("bash", SCRIPT.toString(), "--preset", "xlarge", "quota"), merge(env, "QUOTA", "32.0"));
+        Result allowed = exec(List.of("bash", SCRIPT.toString(), "--preset", "xlarge", "quota"), merge(env, "QUOTA", "36.0"));
         assertThat(allowed.status()).as(allowed.output()).isZero();
     }
 
