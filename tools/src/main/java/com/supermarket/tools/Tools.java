@@ -1,15 +1,13 @@
 package com.supermarket.tools;
 
-import com.supermarket.tools.faults.ThroughputCommand;
 import com.supermarket.tools.logs.LogSummaryCommand;
 import com.supermarket.tools.prometheus.MetricCommand;
 import com.supermarket.tools.proxy.FaultProxy;
-import com.supermarket.tools.rabbit.ClusterCommands;
-import com.supermarket.tools.rabbit.QueueDepthCommand;
-import com.supermarket.tools.rabbit.ShardBalanceCommand;
-import com.supermarket.tools.rabbit.ShardCountsCommand;
-import com.supermarket.tools.soak.SoakPlanCommand;
+import com.supermarket.tools.rabbit.ManagementCommands;
+import com.supermarket.tools.rates.RateCommands;
 import com.supermarket.tools.soak.SoakSamplerCommand;
+
+import java.util.List;
 
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -22,10 +20,8 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "tools", mixinStandardHelpOptions = true, version = "tools 0.1.0",
         description = "What the scripts run besides the services and the load client.",
-        subcommands = { FaultProxy.class, MetricCommand.class, ShardCountsCommand.class, ShardBalanceCommand.class,
-            QueueDepthCommand.class, ClusterCommands.RunningNodes.class, ClusterCommands.MostLeaders.class,
-            ClusterCommands.Connections.class, LogSummaryCommand.class, ThroughputCommand.class, SoakPlanCommand.class,
-            SoakSamplerCommand.class, CommandLine.HelpCommand.class })
+        subcommands = { FaultProxy.class, MetricCommand.class, LogSummaryCommand.class, SoakSamplerCommand.class,
+            CommandLine.HelpCommand.class })
 public final class Tools {
 
     private Tools() {
@@ -37,6 +33,14 @@ public final class Tools {
 
     /** Runs the command line and returns the exit status. */
     public static int execute(String... args) {
-        return new CommandLine(new Tools()).execute(args);
+        CommandLine commandLine = new CommandLine(new Tools());
+        // The small commands are static methods, a class of them per subject.
+        for (Class<?> commands : List.of(ManagementCommands.class, RateCommands.class)) {
+            CommandLine.getCommandMethods(commands, null).forEach(method -> {
+                CommandLine command = new CommandLine(method);
+                commandLine.addSubcommand(command.getCommandName(), command);
+            });
+        }
+        return commandLine.execute(args);
     }
 }

@@ -94,6 +94,17 @@ class ToolsTest {
     }
 
     @Test
+    void queueDepthAndMostLeadersSayWhenThereIsNothingToTell() throws Exception {
+        Path noQueues = file("queues.json", "[]");
+        Path leaders = file("leaders.json", "[{\"type\":\"quorum\",\"leader\":\"rabbit@b\"}]");
+
+        assertThat(Tools.execute("queue-depth", noQueues.toString())).isEqualTo(1);
+        assertThat(Tools.execute("most-leaders", "--node", "rabbit@a", "--node", "rabbit@b", leaders.toString())).isZero();
+        assertThat(Tools.execute("most-leaders", "--node", "rabbit@a", noQueues.toString())).isEqualTo(1);
+        assertThat(printed().lines()).containsExactly("2");
+    }
+
+    @Test
     void throughputAgainstABaseline() {
         assertThat(Tools.execute("throughput", "3000", "100.5", "110.5", "--baseline", "400")).isZero();
         assertThat(Tools.execute("throughput", "3000", "100.5", "110.5")).isZero();
