@@ -205,7 +205,7 @@ start() {
   if [[ "$stub" == true ]]; then start_stub; else start_platform "$profile"; fi
 }
 
-if [[ "$stub" == true ]]; then build_if_needed load-client; else build_if_needed "${SERVICE_MODULES[@]}" load-client; fi
+if [[ "$stub" == true ]]; then build_if_needed load-client; else build_if_needed "${SERVICE_MODULES[@]}" load-client tools; fi
 [[ "$stub" == true ]] || "$ROOT/scripts/local-services.sh"
 [[ -z "$fresh_database" ]] || mariadb --protocol=tcp -h 127.0.0.1 -uroot -e "DROP DATABASE IF EXISTS $fresh_database" \
   || die "could not empty the benchmark's database $fresh_database"

@@ -63,6 +63,8 @@ purchases_service=purchases-service
 [[ "$profile" == dynamodb ]] && purchases_service=purchases-service-dynamodb
 rm -rf "$RUN_DIR" && mkdir -p "$RUN_DIR"
 ENV_FILE="$RUN_DIR/compose.env"
+export JAVA_HOME="${JAVA_HOME:-$("$ROOT/scripts/find-jdk.sh")}"
+JAVA="$JAVA_HOME/bin/java"
 # shellcheck source=lib/platform.sh
 source "$ROOT/scripts/lib/platform.sh"
 
@@ -78,7 +80,7 @@ else
 fi
 # Our images are built with the legacy builder: BuildKit's frontends cannot be pulled without a registry.
 export DOCKER_BUILDKIT=0 COMPOSE_DOCKER_CLI_BUILD=0
-export COMPOSE_COMMAND ENV_FILE project profile purchases_service stores lb_port RUN_DIR SCRIPT_NAME
+export COMPOSE_COMMAND ENV_FILE project profile purchases_service stores lb_port RUN_DIR SCRIPT_NAME ROOT JAVA
 # shellcheck disable=SC2086 # COMPOSE_COMMAND is two words for v1
 compose() { $COMPOSE_COMMAND --env-file "$ENV_FILE" -p "$project" "$@"; }
 
@@ -143,7 +145,7 @@ check_replicas_served() {
   for id in $(compose ps -q purchase-api); do
     address="$(docker inspect -f '{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}' "$id")"
     posts="$(compose exec -T lb wget -q -O - "http://$address:9080/actuator/prometheus" \
-      | awk '/^http_server_requests_seconds_count\{/ && /method="POST"/ { n += $NF } END { printf "%d", n }')"
+      | tools metric http_server_requests_seconds_count --label method=POST)" || posts=0
     log "  $(docker inspect -f '{{.Name}}' "$id"): $posts POSTs"
     [[ "$posts" -gt 0 ]] || die "replica $id took no purchase"
   done
@@ -175,7 +177,7 @@ project_leftovers() {
   docker network ls -q --filter "$filter"
   docker volume ls -q --filter "$filter"
 }
-export -f compose log die quietly query_both_gets build_images wait_healthy check_containers load_run check_replicas_served \
+export -f compose log die quietly query_both_gets tools jar_of build_images wait_healthy check_containers load_run check_replicas_served \
   verify_exactly_once gets down project_leftovers
 
 SUMMARY=()

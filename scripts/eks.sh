@@ -186,7 +186,7 @@ images() {
     aws ecr get-login-password --region "$region" | docker login --username AWS --password-stdin "$registry"
   fi
   for service in "${SERVICES[@]}"; do
-    run docker build --platform linux/amd64 -f "$service/Dockerfile" -t "$registry/supermarket/$service:$tag" .
+    run docker build --platform linux/amd64 --build-arg MODULE="$service" -t "$registry/supermarket/$service:$tag" .
     run docker push "$registry/supermarket/$service:$tag"
   done
 }

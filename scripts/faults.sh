@@ -2,7 +2,7 @@
 # The fault experiment: does the platform lose or duplicate purchases when a part fails mid-run?
 # For each fault: starts the platform (scripts/lib/platform.sh) in a throw-away RabbitMQ vhost
 # and MySQL database, with every service's broker and database connections running through a
-# fault proxy of its own (the contract's FaultProxy: one for the broker link, one for the
+# fault proxy of its own (the tools jar's fault-proxy: one for the broker link, one for the
 # database link, steered over a control port), runs the load client closed-loop with retries
 # (each purchase carries an Idempotency-Key, so a till's retry is the same purchase), injects the
 # fault --at seconds after the run's first purchase is stored, then checks the run with the load
@@ -273,10 +273,10 @@ run_fault() {
     || die "the verify command could not check the run; see $RUN_DIR/$fault.txt"
   [[ "$verdict" != *DIFFER* ]] || die "the store copies' counts differ after fault $fault: $verdict"
   read -r accepted maybe stored counted lost duplicated <"$RUN_DIR/$fault.verify"
-  throughput="$(awk -v n="$accepted" -v s="$start" -v e="$end" 'BEGIN { printf "%.0f", n / (e - s) }')"
-  [[ "$fault" != none || -f "$RUN_DIR/baseline.txt" ]] || echo "$throughput" >"$RUN_DIR/baseline.txt"
   baseline="$(cat "$RUN_DIR/baseline.txt" 2>/dev/null || true)"
-  relative="$([[ -n "$baseline" ]] && awk -v t="$throughput" -v b="$baseline" 'BEGIN { printf "%.0f%%", 100 * t / b }' || echo "n/a")"
+  read -r throughput relative < <(tools throughput "$accepted" "$start" "$end" ${baseline:+--baseline "$baseline"})
+  [[ -n "$throughput" ]] || die "could not work out the throughput of fault $fault"
+  [[ "$fault" != none || -f "$RUN_DIR/baseline.txt" ]] || { echo "$throughput" >"$RUN_DIR/baseline.txt"; relative=100%; }
   printf '| %-22s | %7s | %7s | %7s | %6s | %4s | %10s | %6s | %8s |\n' \
     "$fault" "$accepted" "$stored" "$counted" "$maybe" "$lost" "$duplicated" "$throughput" "$relative" >"$RUN_DIR/$fault.row"
   echo "$lost $duplicated" >"$RUN_DIR/$fault.counts"
@@ -291,7 +291,7 @@ run_fault() {
   fi
 }
 
-build_if_needed "${SERVICE_MODULES[@]}" load-client contract
+build_if_needed "${SERVICE_MODULES[@]}" load-client tools
 "$ROOT/scripts/local-services.sh"
 echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)" >"$RUN_DIR/environment.txt"
 ROWS=()

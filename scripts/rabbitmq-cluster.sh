@@ -63,6 +63,14 @@ log() { printf '[rabbitmq-cluster] %s\n' "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
 # shellcheck source=lib/rabbitmq-node.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/rabbitmq-node.sh"
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# The tools jar reads the nodes' JSON (built by the scripts that start a cluster, or by
+# ./mvnw -B -ntp -pl tools -am package -DskipTests).
+tools() {
+  local jar="$ROOT/tools/target/tools-0.1.0-SNAPSHOT-exec.jar"
+  [[ -f "$jar" ]] || die "$jar is missing: ./mvnw -B -ntp -pl tools -am package -DskipTests"
+  "${JAVA:-$("$ROOT/scripts/find-jdk.sh")/bin/java}" -jar "$jar" "$@"
+}
 
 amqp_port() { echo $((5680 + PORT_OFFSET + $1)); }
 management_port() { echo $((15680 + PORT_OFFSET + $1)); }
@@ -178,7 +186,7 @@ case "$cmd" in
     fi
     for n in "${NODES[@]}"; do start_node "$n"; done
     for n in 2 3; do join "$n"; done
-    log "cluster up: $(ctl 1 cluster_status --formatter json | python3 -c 'import json,sys; print(", ".join(json.load(sys.stdin)["running_nodes"]))')"
+    log "cluster up: $(ctl 1 cluster_status --formatter json | tools running-nodes)"
     ;;
   stop)
     if [[ "$RUNTIME" == containers ]]; then
@@ -217,12 +225,7 @@ case "$cmd" in
   most-leaders)
     for n in "${NODES[@]}"; do
       curl -sf -m 5 -u guest:guest "http://127.0.0.1:$(management_port "$n")/api/queues?columns=type,leader" \
-        | python3 -c '
-import collections, json, sys
-nodes = sys.argv[1:]
-leaders = collections.Counter(q["leader"] for q in json.load(sys.stdin) if q.get("type") == "quorum" and q.get("leader") in nodes)
-if not leaders: sys.exit("no quorum queue")
-print(nodes.index(leaders.most_common(1)[0][0]) + 1)' "$(node_name 1)" "$(node_name 2)" "$(node_name 3)" && exit 0
+        | tools most-leaders --node "$(node_name 1)" --node "$(node_name 2)" --node "$(node_name 3)" && exit 0
     done
     die "no running node could tell"
     ;;

@@ -166,7 +166,7 @@ restart_replica() {
   log "$name is back $(( ($(date +%s%N) - start) / 1000000 )) ms after its SIGTERM"
 }
 
-build_if_needed "${SERVICE_MODULES[@]}" load-client
+build_if_needed "${SERVICE_MODULES[@]}" load-client tools
 if [[ "$own_broker" == true ]]; then start_own_broker; else "$ROOT/scripts/local-services.sh"; fi
 require_free_port "$STORE_PORT" store-service
 require_free_port "$PURCHASES_PORT" purchases-service
@@ -211,7 +211,7 @@ for i in "${!REPLICAS[@]}"; do
   drained="did NOT log its graceful shutdown"
   grep -q 'Graceful shutdown complete' "$RUN_DIR/${REPLICAS[$i]}.log" && drained="drained (graceful shutdown complete)"
   log "${REPLICAS[$i]}: $drained; after its restart it answered $(curl -s \
-    "http://127.0.0.1:$(replica_management_port "$i")/actuator/prometheus" | awk '/^purchases_accepted_total/ { print int($2) }') purchases 201"
+    "http://127.0.0.1:$(replica_management_port "$i")/actuator/prometheus" | tools metric purchases_accepted_total || echo no) purchases 201"
 done
 docker logs "$NGINX_CONTAINER" >"$RUN_DIR/nginx.log" 2>&1 || true
 log "nginx passed to the other replica $(grep -c 'Connection refused' "$RUN_DIR/nginx.log" || true) requests a stopped" \

@@ -102,9 +102,6 @@ for value in "$minutes" "$rate" "$fault_every" "$get_ratio" "$sample_every" "$to
 done
 [[ "$stores" =~ ^[1-9][0-9]*$ ]] || { echo "--stores must be a positive whole number" >&2; exit 2; }
 [[ "$late_retries" -le "$stores" ]] || late_retries="$stores"
-# Each store sends 9 hours of purchases (and their GETs) at rate/stores requests/s.
-per_hour="$(awk -v m="$minutes" -v r="$rate" -v s="$stores" -v g="$get_ratio" 'BEGIN { printf "%.0f", m * 60 * r / (9 * s * (1 + g)) }')"
-[[ "$per_hour" -ge 1 ]] || { echo "--minutes, --rate and --stores give less than one purchase per store and hour" >&2; exit 2; }
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 RUN_DIR="${run_dir:-$ROOT/runs/soak-$(date -u +%Y%m%dT%H%M%SZ)}"
@@ -151,97 +148,11 @@ write_pids() {
 }
 CPU_NAMES=(purchase-api store-service purchases-service load-client broker-proxy db-proxy redis-proxy redis beam.smp mariadbd)
 
-# $1 = management port: the service's Prometheus scrape, empty when it does not answer.
-scrape() { curl -sf -m 5 "http://127.0.0.1:$1/actuator/prometheus" 2>/dev/null || true; }
-# $1 = scrape, $2 = metric name, $3 = a label filter (regex, may be empty): the sum of its values.
-metric() {
-  awk -v name="$2" -v filter="$3" 'index($0, name "{") == 1 || index($0, name " ") == 1 {
-      if (filter == "" || $0 ~ filter) { sum += $NF; found = 1 } }
-    END { if (found) printf "%.0f", sum }' <<<"$1"
-}
-# CPU ticks (user + system) of a pid, empty when it is gone; fields after the ")" of the name.
-cpu_ticks() {
-  [[ -n "$1" && -r "/proc/$1/stat" ]] || return 0
-  awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$1/stat" 2>/dev/null || true
-}
-# The write-ahead log kept (every segment: store-service keeps the log from the older of its two
-# newest snapshots on) and the newest snapshot (the counts' size; the older one is its twin).
-wal_bytes() {
-  find "$STORE_STATE_DIR" -maxdepth 1 -name 'log-*.wal' -printf '%s\n' 2>/dev/null | awk '{ s += $1 } END { printf "%.0f", s }'
-}
-newest_snapshot_bytes() {
-  find "$STORE_STATE_DIR" -maxdepth 1 -name 'snapshot-*.snap' -printf '%f %s\n' 2>/dev/null | sort | tail -n 1 | awk '{ printf "%.0f", $2 }'
-}
-
-# In the background until the load ends: one row of samples.csv every --sample-every s, and a
-# line on stderr. Faults come from faults.log ("<t_s> <fault>" lines, appended by the main loop)
-# and go into the fault column as <fault>@<t_s>.
-sampler() {
-  set +e
-  local start="$1" columns="" name tick=0 now t api store purchases accepted=0 raw last_raw=0 api_pid last_api_pid=""
-  local last_t=0 delta dt fault_cell faults_seen=0 struck_so_far pid ticks
-  declare -A last_ticks last_pid
-  columns="t_s,fault,accepted,accepted_per_s"
-  for name in purchase-api store-service purchases-service; do columns+=",${name}_heap_used_bytes,${name}_heap_live_bytes"; done
-  columns+=",store_wal_bytes,store_snapshot_bytes,redis_used_bytes,redis_keys,queue_messages"
-  for name in "${CPU_NAMES[@]}"; do columns+=",cpu_ms_per_purchase_$name"; done
-  echo "$columns" >"$SAMPLES"
-  while true; do
-    tick=$((tick + 1))
-    sleep "$(awk -v s="$start" -v k="$tick" -v e="$sample_every" -v n="$(date +%s.%N)" 'BEGIN { w = s + k * e - n; printf "%.3f", (w > 0 ? w : 0) }')"
-    now="$(date +%s.%N)"
-    t="$(awk -v n="$now" -v s="$start" 'BEGIN { printf "%.1f", n - s }')"
-    dt="$(awk -v a="$t" -v b="$last_t" 'BEGIN { print a - b }')"
-    api="$(scrape "$API_MANAGEMENT_PORT")"
-    store="$(scrape "$STORE_MANAGEMENT_PORT")"
-    purchases="$(scrape "$PURCHASES_MANAGEMENT_PORT")"
-    # purchase-api's counter starts again at 0 when it restarts.
-    api_pid="$(awk '$1 == "purchase-api" { print $2 }' "$RUN_DIR/pids")"
-    raw="$(metric "$api" purchases_accepted_total "")"
-    delta=""
-    if [[ -n "$raw" ]]; then
-      if [[ "$api_pid" != "$last_api_pid" || "$raw" -lt "$last_raw" ]]; then delta="$raw"; else delta=$((raw - last_raw)); fi
-      accepted=$((accepted + delta))
-      last_raw="$raw" last_api_pid="$api_pid"
-    fi
-    struck_so_far="$(cat "$RUN_DIR/faults.log" 2>/dev/null)"
-    fault_cell="$(awk -v skip="$faults_seen" 'NR > skip && NF == 2 { printf "%s%s@%s", (n++ ? "+" : ""), $2, $1 }' <<<"$struck_so_far")"
-    faults_seen="$(grep -c . <<<"$struck_so_far")"
-    local row="$t,$fault_cell,$accepted,$([[ -n "$delta" ]] && awk -v d="$delta" -v s="$dt" 'BEGIN { printf "%.0f", d / s }')"
-    local scraped
-    for scraped in "$api" "$store" "$purchases"; do
-      # The live size reads 0 until the first collection of the old generation: not yet known.
-      row+=",$(metric "$scraped" jvm_memory_used_bytes 'area="heap"'),$(metric "$scraped" jvm_gc_live_data_size_bytes "" | sed 's/^0$//')"
-    done
-    local redis_used redis_keys queued
-    redis_used="$(redis-cli -p "$REDIS_PORT" info memory 2>/dev/null | awk -F: '$1 == "used_memory" { printf "%d", $2 }')"
-    redis_keys="$(redis-cli -p "$REDIS_PORT" dbsize 2>/dev/null | tr -dc '0-9')"
-    queued="$(curl -sf -m 5 -u guest:guest "http://127.0.0.1:15672/api/queues/$VHOST?columns=name,messages" 2>/dev/null \
-      | grep -o '"messages":[0-9]*' | awk -F: '{ s += $2; n++ } END { if (n) printf "%d", s }')"
-    row+=",$(wal_bytes),$(newest_snapshot_bytes),$redis_used,$redis_keys,$queued"
-    for name in "${CPU_NAMES[@]}"; do
-      pid="$(awk -v n="$name" '$1 == n { print $2 }' "$RUN_DIR/pids")"
-      ticks="$(cpu_ticks "$pid")"
-      local cell=""
-      if [[ -n "$ticks" ]]; then
-        # A new pid (a restart) is measured from its start.
-        local before="${last_ticks[$name]:-0}"
-        [[ "${last_pid[$name]:-}" == "$pid" ]] || before=0
-        if [[ -n "$delta" && "$delta" -gt 0 && $tick -gt 1 ]]; then
-          cell="$(awk -v c="$((ticks - before))" -v d="$delta" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.4f", c * 1000 / hz / d }')"
-        fi
-        last_ticks[$name]="$ticks" last_pid[$name]="$pid"
-      fi
-      row+=",$cell"
-    done
-    echo "$row" >>"$SAMPLES"
-    log "$(awk -F, -v OFS=' ' '{ printf "t %5.0fs accepted %9s (%5s/s) heap MiB api %4.0f store %4.0f purchases %4.0f | wal %5.1f MiB snapshots %5.1f MiB | redis %5.1f MiB %8s keys | queued %6s%s",
-      $1, $3, $4, $5 / 1048576, $7 / 1048576, $9 / 1048576, $11 / 1048576, $12 / 1048576, $13 / 1048576, $14, $15, ($2 == "" ? "" : " | fault " $2) }' <<<"$row")"
-    last_t="$t"
-  done
-}
-
-build_if_needed "${SERVICE_MODULES[@]}" load-client contract
+build_if_needed "${SERVICE_MODULES[@]}" load-client tools
+# Each store sends 9 hours of purchases (and their GETs) at rate/stores requests/s.
+read -r per_hour fault_seconds < <(tools soak-plan --minutes "$minutes" --rate "$rate" --stores "$stores" \
+  --get-ratio "$get_ratio" --fault-every "$fault_every") || true
+[[ "${per_hour:-0}" -ge 1 ]] || { echo "--minutes, --rate and --stores give less than one purchase per store and hour" >&2; exit 2; }
 "$ROOT/scripts/local-services.sh"
 {
   echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -270,18 +181,25 @@ STARTED_PIDS+=("$CLIENT_PID")
 STARTED_NAMES+=(load-client)
 START="$(date +%s.%N)"
 write_pids
-sampler "$START" &
+# A row of samples.csv every --sample-every s, and a line on stderr (tools soak-sampler --help).
+# Faults come from faults.log ("<t_s> <fault>" lines, appended by the main loop) and go into the
+# fault column as <fault>@<t_s>.
+cpu_options=()
+for name in "${CPU_NAMES[@]}"; do cpu_options+=(--cpu "$name"); done
+"$JAVA" -jar "$(jar_of tools)" soak-sampler --samples "$SAMPLES" --pids "$RUN_DIR/pids" --faults "$RUN_DIR/faults.log" --start "$START" \
+  --every "$sample_every" --management-port "$API_MANAGEMENT_PORT" "$STORE_MANAGEMENT_PORT" "$PURCHASES_MANAGEMENT_PORT" \
+  --redis-port "$REDIS_PORT" --vhost "$VHOST" --store-state "$STORE_STATE_DIR" --clock-ticks "$(getconf CLK_TCK)" \
+  "${cpu_options[@]}" &
 STARTED_PIDS+=("$!")
 STARTED_NAMES+=(sampler)
 SAMPLER_PID=$!
 
 # Faults at --fault-every, 2 --fault-every, ... minutes in, while the load runs.
-fault_seconds="$(awk -v m="$fault_every" 'BEGIN { printf "%.0f", m * 60 }')"
 next_fault="$fault_seconds"
 struck=0
 deadline=$((SECONDS + ${minutes%.*} * 120 + 600))
 while kill -0 "$CLIENT_PID" 2>/dev/null; do
-  elapsed="$(awk -v s="$START" -v n="$(date +%s.%N)" 'BEGIN { printf "%d", n - s }')"
+  elapsed=$(($(date +%s) - ${START%.*}))
   if [[ "$fault_seconds" -gt 0 && "$elapsed" -ge "$next_fault" ]]; then
     fault="${fault_list[$((struck % ${#fault_list[@]}))]}"
     echo "$elapsed $fault" >>"$RUN_DIR/faults.log"
@@ -296,7 +214,7 @@ done
 wait "$CLIENT_PID" || true
 kill -TERM "$SAMPLER_PID" 2>/dev/null || true
 [[ -f "$RUN_DIR/soak.json" ]] || die "the load client wrote no result; see $RUN_DIR/load-client.txt"
-log "the load ended after $(awk -v s="$START" -v n="$(date +%s.%N)" 'BEGIN { printf "%.0f", n - s }') s, $struck faults struck; checking"
+log "the load ended after $(($(date +%s) - ${START%.*})) s, $struck faults struck; checking"
 
 status=0
 verdict="$(verify "$RUN_DIR/soak.json")" || status=$?

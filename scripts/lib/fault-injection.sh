@@ -1,5 +1,5 @@
 # Shared by scripts/faults.sh and scripts/soak.sh (sourced, not run): the platform's links through
-# fault proxies (the contract's FaultProxy, one process per link, steered over a control port),
+# fault proxies (the tools jar's fault-proxy, one process per link, steered over a control port),
 # the run's throw-away RabbitMQ vhost and MySQL database, inject (one fault, while load runs) and
 # restore_servers (sets back what db-read-only and broker-alarm change on the machine's servers;
 # idempotent, so a script calls it whenever a run ends).
@@ -86,12 +86,12 @@ pid_of() { # $1 = name given to start_process: its latest pid
   echo "$pid"
 }
 
-# $1 = name, $2 = listen port, $3 = target host:port, $4 = control port: a FaultProxy process.
+# $1 = name, $2 = listen port, $3 = target host:port, $4 = control port: a fault-proxy process.
 start_proxy() {
   require_free_port "$2" "$1"
   require_free_port "$4" "$1's control"
   # shellcheck disable=SC2086 # options are words
-  start_process "$1" "$RUN_DIR/$1.log" "$JAVA" $PROXY_JAVA_OPTS -cp "$(jar_of contract)" com.supermarket.contract.testing.FaultProxy "$2" "$3" "$4"
+  start_process "$1" "$RUN_DIR/$1.log" "$JAVA" $PROXY_JAVA_OPTS -jar "$(jar_of tools)" fault-proxy "$2" "$3" "$4"
   wait_until "$1" 30 port_in_use "$4"
 }
 
@@ -114,7 +114,7 @@ proxy_redis_link() {
   export IDEMPOTENCY_REDIS_URL="redis://127.0.0.1:$REDIS_PROXY_PORT/${FAULTS_REDIS_DB:-0}"
 }
 
-# $1 = control port, rest = one command (see FaultProxy): sends it, logs the proxy's answer.
+# $1 = control port, rest = one command (see tools fault-proxy --help): sends it, logs the proxy's answer.
 proxy_ctl() {
   local port="$1" answer; shift
   answer="$(exec 3<>"/dev/tcp/127.0.0.1/$port" && echo "$*" >&3 && read -r -t 10 line <&3 && echo "$line")" \
@@ -229,10 +229,7 @@ cluster_connections() {
   local n
   for n in 1 2 3; do
     curl -sf -m 5 -u guest:guest "$("$CLUSTER" management-url "$n")/api/connections?columns=node,name,user_provided_name" \
-      | python3 -c '
-import json, sys
-for c in sorted(json.load(sys.stdin), key=lambda c: (c["node"], c["name"])):
-    print(c["node"], c["name"], c.get("user_provided_name", ""))' >"$1" && return 0
+      | tools connections >"$1" && return 0
   done
   log "no cluster node listed its connections"
 }
@@ -247,7 +244,7 @@ partition_a_node() {
   cluster_connections "$RUN_DIR/node-partition-connections.txt"
   log "fault: cluster node $node partitioned from the other two (its clients stay connected to it)"
   t0=$SECONDS
-  clients="$(awk -v node="$("$CLUSTER" node-name "$node")" '$1 == node' "$RUN_DIR/node-partition-connections.txt" | wc -l)"
+  clients="$(grep -c "^$("$CLUSTER" node-name "$node") " "$RUN_DIR/node-partition-connections.txt" || true)"
   echo "$(date -u +%T.%3N) node $node partitioned, $clients client connections on it" >"$timeline"
   "$CLUSTER" partition "$node"
   until [[ -n "$paused" || $((SECONDS - t0)) -ge 60 ]]; do
@@ -273,27 +270,6 @@ partition_a_node() {
   log "fault: node $node serves again (${serving}s after the heal)"
 }
 
-# The services' JSON log lines (stdin) that say what they saw of the broker: warnings, errors and
-# their connection factory's lines, grouped once ids, tags and shard numbers are masked.
-LOG_SUMMARY='
-import collections, json, re, sys
-seen = collections.OrderedDict()
-for line in sys.stdin:
-    try:
-        event = json.loads(line)
-    except ValueError:
-        continue
-    level, logger = event["log"]["level"], event["log"]["logger"]
-    if level not in ("WARN", "ERROR") and not logger.endswith("CachingConnectionFactory"):
-        continue
-    text = re.sub(r"(amq\.ctag-|identity=|localPort=|index=|Connection@|#|shard\.)[\w-]+", r"\1*", event["message"])[:240]
-    key = (level, logger.rsplit(".", 1)[-1], text)
-    first, last, count = seen.get(key, (event["@timestamp"][11:23], None, 0))
-    seen[key] = (first, event["@timestamp"][11:23], count + 1)
-for (level, logger, text), (first, last, count) in seen.items():
-    print(f"{count:5d} {first}-{last} {level} {logger}: {text}")
-'
-
 # $1 = a cluster fault, after its run (the services still up): what the clients saw, from the
 # fault's timeline and connections list, the services' metrics, the load client's summary and
 # the services' logs.
@@ -306,15 +282,16 @@ what_the_clients_saw() {
   echo; echo "## Broker connections when the fault struck (node, connection, client name)"
   cat "$RUN_DIR/$fault-connections.txt" 2>/dev/null || true
   echo; echo "## purchase-api: purchases answered 503, by reason (purchases_refused_total)"
-  curl -sf "http://127.0.0.1:$API_MANAGEMENT_PORT/actuator/prometheus" | awk '/^purchases_refused_total/ && $2 > 0' || true
+  curl -sf "http://127.0.0.1:$API_MANAGEMENT_PORT/actuator/prometheus" | tools metric purchases_refused_total --lines --positive || true
   echo; echo "## Consumers: purchases delivered again after they were stored or counted"
-  curl -sf "http://127.0.0.1:$PURCHASES_MANAGEMENT_PORT/actuator/prometheus" | grep '^purchases_duplicates_total' || true
-  curl -sf "http://127.0.0.1:$STORE_MANAGEMENT_PORT/actuator/prometheus" | grep '^store_purchases_duplicates_total' || true
+  curl -sf "http://127.0.0.1:$PURCHASES_MANAGEMENT_PORT/actuator/prometheus" | tools metric purchases_duplicates_total --lines || true
+  curl -sf "http://127.0.0.1:$STORE_MANAGEMENT_PORT/actuator/prometheus" | tools metric store_purchases_duplicates_total --lines || true
   echo; echo "## Load client"
   grep -iE 'fail|retr|status|error' "$RUN_DIR/$fault.txt" | tail -n 12 || true
-  echo; echo "## The services' broker events, warnings and errors (count, first and last time, the line)"
+  echo; echo "## The services' broker events, warnings and errors (count, first and last time, the line;"
+  echo "## grouped once connection ids, consumer tags and shard numbers are masked)"
   for service in purchase-api store-service purchases-service; do
     echo "### $service"
-    cat "$RUN_DIR/$service"*.log 2>/dev/null | python3 -c "$LOG_SUMMARY" || true
+    cat "$RUN_DIR/$service"*.log 2>/dev/null | tools log-summary || true
   done
 }

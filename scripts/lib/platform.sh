@@ -34,7 +34,15 @@ STARTED_NAMES=()
 log() { printf '[%s] %s\n' "${SCRIPT_NAME:-platform}" "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
 
-jar_of() { echo "$ROOT/$1/target/$1-0.1.0-SNAPSHOT.jar"; }
+# A module's runnable jar; the tools module's is its -exec jar (its plain jar is a test library).
+jar_of() {
+  if [[ "$1" == tools ]]; then echo "$ROOT/tools/target/tools-0.1.0-SNAPSHOT-exec.jar"; else echo "$ROOT/$1/target/$1-0.1.0-SNAPSHOT.jar"; fi
+}
+
+# A command of the tools jar (java -jar ... --help lists them): the fault proxy, and what the
+# scripts read from Prometheus scrapes and the broker's management API. A script that calls it
+# names tools in its build_if_needed.
+tools() { "$JAVA" -jar "$(jar_of tools)" "$@"; }
 
 # $@ = modules. Builds them (and what they need) when a jar is missing or any source or pom
 # is newer than it.
@@ -358,8 +366,8 @@ query_both_gets() {
   done
   echo "GET /items/store/1"
   echo "  $store_items"
-  item="$(sed -n 's/.*"itemID" *: *\([0-9][0-9]*\).*/\1/p' <<<"${store_items%%\}*}")"
-  item="${item:-1}"
+  item=1
+  [[ "$store_items" =~ \"itemID\"\ *:\ *([0-9]+) ]] && item="${BASH_REMATCH[1]}"
   top_stores="$(curl -s "$api/items/top10/$item" || true)"
   echo "GET /items/top10/$item"
   echo "  $top_stores"
@@ -372,50 +380,23 @@ query_both_gets() {
 # "<exchange>.shard.N"), as "<count> <queue>" lines into $1. The API samples its statistics
 # every few seconds, so this reads until two readings 6 s apart agree (at most a minute).
 save_shard_counts() {
-  local url="${RABBITMQ_MANAGEMENT_URL:-http://localhost:15672}" vhost now last="" t
-  vhost="$(python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(sys.argv[1], safe=""))' "${RABBITMQ_VHOST:-/}")"
+  local url="${RABBITMQ_MANAGEMENT_URL:-http://localhost:15672}" vhost="${RABBITMQ_VHOST:-/}" now last="" t
+  vhost="${vhost//%/%25}" vhost="${vhost//\//%2F}"
   for ((t = 0; t < 10; t++)); do
     now="$(curl -sf -u "${RABBITMQ_USERNAME:-guest}:${RABBITMQ_PASSWORD:-guest}" \
-      "$url/api/queues/$vhost?columns=name,message_stats.publish" | python3 -c '
-import json, sys
-for queue in json.load(sys.stdin):
-    name = queue["name"]
-    if any(name.startswith(("sharding: " + x + " - ", x + ".shard.")) for x in ("purchaseX", "storeX")):
-        print(queue.get("message_stats", {}).get("publish", 0), name)')" || return 1
+      "$url/api/queues/$vhost?columns=name,message_stats.publish" | tools shard-counts)" || return 1
     [[ "$now" == "$last" ]] && break
     last="$now"
     sleep 6
   done
-  printf '%s\n' "$now" | sort -k2 >"$1"
+  printf '%s\n' "$now" >"$1"
 }
 
 # $1 = counts before a run, $2 = after (save_shard_counts): the messages each shard queue received
 # in between, and per sharded exchange the smallest, the largest and max/min, the balance over the
 # shards. A shard queue that received nothing is named.
 shard_balance() {
-  python3 - "$1" "$2" <<'PYTHON'
-import sys
-def read(path):
-    counts = {}
-    for line in open(path):
-        count, name = line.rstrip("\n").split(" ", 1)
-        counts[name] = int(count)
-    return counts
-before, after = read(sys.argv[1]), read(sys.argv[2])
-for exchange in ("purchaseX", "storeX"):
-    got = {name: count - before.get(name, 0) for name, count in after.items()
-           if name.startswith(("sharding: " + exchange + " - ", exchange + ".shard."))}
-    if not got:
-        print(f"{exchange}: no shard queue found")
-        continue
-    low, high = min(got.values()), max(got.values())
-    ratio = f"{high / low:.2f}" if low else "inf"
-    idle = [name for name, count in got.items() if count == 0]
-    print(f"{exchange}: {len(got)} shard queues, messages per queue min {low}, max {high}, max/min {ratio}"
-          + (f"; NOTHING reached {len(idle)}: {', '.join(sorted(idle))}" if idle else "; every queue received messages"))
-    for name in sorted(got):
-        print(f"  {got[name]:>9}  {name}")
-PYTHON
+  tools shard-balance "$1" "$2"
 }
 
 # Where a run's CPU goes: load-client --watch-pid options for every process start_process started

@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
-import com.supermarket.contract.testing.TcpProxy;
+import com.supermarket.tools.proxy.TcpProxy;
 import com.supermarket.contract.testing.TestBroker;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;

@@ -89,9 +89,11 @@ class ComposeFileTest {
             if (build == null) {
                 return;
             }
-            Map<String, String> declared = DockerfilesTest.baseImageArguments(DeploymentFiles.read((String) build.get("dockerfile")));
+            assertThat(build.get("dockerfile")).as(name + ": the one Dockerfile").isEqualTo(DockerfileStages.FILE);
+            Map<String, String> declared = DockerfilesTest.baseImageArguments(DeploymentFiles.read(DockerfileStages.FILE));
             Map<String, Object> args = map(build.get("args"));
             assertThat(args).as(name + " build args").isNotNull().containsKeys(declared.keySet().toArray(String[]::new));
+            assertThat(DockerfileStages.named()).as(name + ": MODULE names a stage of the Dockerfile").containsKey((String) args.get("MODULE"));
             declared.forEach((arg, dockerfileDefault) -> assertThat(ImageVariables.officialDefault((String) args.get(arg)))
                     .as(name + " " + arg + ": the Dockerfile's default").isEqualTo(dockerfileDefault));
         });
@@ -260,7 +262,7 @@ class ComposeFileTest {
         // image's /results, with its owner.
         assertThat(source).as("a named volume, not a host path").doesNotContain("/").doesNotStartWith(".");
         assertThat(map(compose.get("volumes"))).containsKey(source);
-        String dockerfile = DeploymentFiles.read("load-client/Dockerfile");
+        String dockerfile = DockerfileStages.image("load-client");
         String user = dockerfile.replaceAll("(?s).*\nUSER (\\S+).*", "$1");
         assertThat(dockerfile).as("/results belongs to the image's user " + user)
                 .contains("mkdir /results && chown " + user + " /results");
@@ -300,7 +302,7 @@ class ComposeFileTest {
         assertThat(test.getFirst()).isEqualTo("CMD");
         for (String module : List.of("purchase-api", "store-service", "purchases-service")) {
             assertThat(test.subList(1, test.size())).as(module)
-                    .isEqualTo(DockerfilesTest.healthCheckCommand(DeploymentFiles.read(module + "/Dockerfile")));
+                    .isEqualTo(DockerfilesTest.healthCheckCommand(DockerfileStages.image(module)));
         }
     }
 

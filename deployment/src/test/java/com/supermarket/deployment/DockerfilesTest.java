@@ -24,10 +24,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.yaml.snakeyaml.Yaml;
 
-/** The images: one Dockerfile per module, pinned, non-root, layered, health-checked. */
+/** The images: one Dockerfile, a stage per module, pinned, non-root, layered, health-checked. */
 class DockerfilesTest {
 
-    private static final Pattern FROM = Pattern.compile("(?m)^FROM\\s+(\\S+)");
+    private static final List<String> MODULES = List.of("purchase-api", "store-service", "purchases-service", "load-client");
     private static final Pattern BASE_IMAGE_ARG = Pattern.compile("(?m)^ARG (\\w+_IMAGE)=(\\S+)$");
     private static final Pattern VARIABLE = Pattern.compile("\\$\\{(\\w+)}");
     /** What the legacy builder (DOCKER_BUILDKIT=0) does not understand, or BuildKit would fetch. */
@@ -38,12 +38,14 @@ class DockerfilesTest {
     @ParameterizedTest(name = "{0}")
     @CsvSource({"purchase-api, 8080, 9080", "store-service, 8081, 9081", "purchases-service, 8082, 9082"})
     void buildsAServiceImageFromTheLayeredJarAsANonRootUserWithAHealthCheck(String module, int port, int managementPort) {
-        String dockerfile = DeploymentFiles.read(module + "/Dockerfile");
+        String dockerfile = DeploymentFiles.read(DockerfileStages.FILE);
+        String image = DockerfileStages.image(module);
 
         assertPinnedBaseImages(dockerfile);
-        assertThat(dockerfile).contains("COPY " + jar(module) + " app.jar")
-                .contains("java -Djarmode=tools -jar app.jar extract --layers --launcher --destination extracted")
-                .contains("COPY --from=build /build/extracted/dependencies/ ./",
+        assertThat(DockerfileStages.baseImageArgument(module)).isEqualTo("JAVA_RUNTIME_IMAGE");
+        assertThat(dockerfile).contains("COPY ${MODULE}/target/${MODULE}-0.1.0-SNAPSHOT.jar app.jar")
+                .contains("java -Djarmode=tools -jar app.jar extract --layers --launcher --destination extracted");
+        assertThat(image).contains("COPY --from=build /build/extracted/dependencies/ ./",
                         "COPY --from=build /build/extracted/spring-boot-loader/ ./",
                         "COPY --from=build /build/extracted/snapshot-dependencies/ ./",
                         "COPY --from=build /build/extracted/application/ ./")
@@ -51,36 +53,47 @@ class DockerfilesTest {
                 .contains("SERVER_PORT=" + port).contains("MANAGEMENT_PORT=" + managementPort)
                 .contains("EXPOSE " + port + " " + managementPort)
                 .containsPattern("(?m)^HEALTHCHECK .*\\n\\s+CMD \\[.*\"HealthCheck\", \"/actuator/health/readiness\"\\]");
-        assertThat(healthCheckCommand(dockerfile)).as("the service's JAVA_TOOL_OPTIONS stay out of the checking JVM")
+        assertThat(healthCheckCommand(image)).as("the service's JAVA_TOOL_OPTIONS stay out of the checking JVM")
                 .startsWith("env", "-u", "JAVA_TOOL_OPTIONS", "java");
         assertThat(DeploymentFiles.read(module + "/src/main/resources/application.yml"))
                 .as("the image's MANAGEMENT_PORT is the service's own default")
                 .contains("port: ${MANAGEMENT_PORT:" + managementPort + "}");
-        assertRunsAsNonRootAfterLastFrom(dockerfile);
+        assertRunsAsNonRoot(image);
     }
 
     @Test
     void buildsTheLoadClientImageAsANonRootOneOffWithoutAHealthCheck() {
-        String dockerfile = DeploymentFiles.read("load-client/Dockerfile");
+        String image = DockerfileStages.image("load-client");
 
-        assertPinnedBaseImages(dockerfile);
-        assertThat(dockerfile).contains("COPY " + jar("load-client") + " app.jar").contains("HEALTHCHECK NONE");
-        assertRunsAsNonRootAfterLastFrom(dockerfile);
+        assertThat(DockerfileStages.baseImageArgument("load-client")).isEqualTo("JAVA_RUNTIME_IMAGE");
+        assertThat(image).contains("COPY --from=build /build/app.jar app.jar").contains("HEALTHCHECK NONE")
+                .contains("ENTRYPOINT [\"java\", \"-jar\", \"/app/app.jar\"]");
+        assertRunsAsNonRoot(image);
+    }
+
+    @Test
+    void theImageIsTheStageOfTheModuleGiven() {
+        String dockerfile = DeploymentFiles.read(DockerfileStages.FILE);
+        List<DockerfileStages.Stage> stages = DockerfileStages.stages(dockerfile);
+
+        assertThat(dockerfile.substring(0, dockerfile.indexOf("\nFROM "))).as("MODULE has no default: it must be given")
+                .containsPattern("(?m)^ARG MODULE$");
+        assertThat(stages.getLast().from()).isEqualTo("${MODULE}");
+        assertThat(DockerfileStages.named()).containsKeys(MODULES.toArray(String[]::new));
+        assertThat(stages.getFirst().text()).as("the build stage reads MODULE").containsPattern("(?m)^ARG MODULE$");
     }
 
     @Test
     void buildsWithTheLegacyBuilderAndAnOfflineBuildKit() throws IOException {
         List<Path> dockerfiles = new ArrayList<>();
-        for (String module : List.of("purchase-api", "store-service", "purchases-service", "load-client")) {
-            dockerfiles.add(DeploymentFiles.resolve(module + "/Dockerfile"));
-        }
+        dockerfiles.add(DeploymentFiles.resolve(DockerfileStages.FILE));
         try (Stream<Path> standIns = Files.list(DeploymentFiles.resolve("deploy/images"))) {
             standIns.map(dir -> dir.resolve("Dockerfile")).filter(Files::isRegularFile).forEach(dockerfiles::add);
         }
 
         // No "# syntax=" line either: BuildKit would fetch that frontend from a registry, while its
         // built-in one reads everything these files use.
-        assertThat(dockerfiles).hasSizeGreaterThan(4).allSatisfy(file ->
+        assertThat(dockerfiles).hasSizeGreaterThan(1).allSatisfy(file ->
                 assertThat(DeploymentFiles.read(file)).as(file.toString()).doesNotContainPattern(BUILDKIT_ONLY));
     }
 
@@ -89,7 +102,7 @@ class DockerfilesTest {
         List<String> ignore = DeploymentFiles.read(".dockerignore").lines().toList();
 
         assertThat(ignore).contains("**", "!deploy/docker/HealthCheck.java");
-        for (String module : List.of("purchase-api", "store-service", "purchases-service", "load-client")) {
+        for (String module : MODULES) {
             assertThat(ignore).contains("!" + jar(module));
         }
     }
@@ -113,7 +126,7 @@ class DockerfilesTest {
         server.start();
         // The image's command as written, under a JAVA_TOOL_OPTIONS whose collector would clash
         // with the command's own -XX:+UseSerialGC (values-xlarge.yaml sets -XX:+UseParallelGC).
-        List<String> command = healthCheckCommand(DeploymentFiles.read("purchase-api/Dockerfile"));
+        List<String> command = healthCheckCommand(DockerfileStages.image("purchase-api"));
         try {
             int port = server.getAddress().getPort();
             assertThat(runHealthCheck(command, classes, port, "/ready")).isZero();
@@ -169,32 +182,34 @@ class DockerfilesTest {
 
     /**
      * Every stage starts from a base image variable whose default is the official Temurin 21
-     * image, pinned: the JDK for the build stage, the JRE for the image that runs.
+     * image, pinned (the JDK for the build stage, the JRE for the images that run), or from an
+     * earlier stage; the last one from the stage MODULE names.
      */
     private static void assertPinnedBaseImages(String dockerfile) {
         Map<String, String> arguments = baseImageArguments(dockerfile);
         assertThat(ImageVariables.printedByImagesScript()).as("scripts/images.sh sets every base image argument")
                 .containsAll(arguments.keySet());
-        Matcher from = FROM.matcher(dockerfile);
-        List<String> stages = new ArrayList<>();
-        while (from.find()) {
-            Matcher variable = VARIABLE.matcher(from.group(1));
-            assertThat(variable.matches()).as("FROM %s: a base image argument", from.group(1)).isTrue();
-            String image = arguments.get(variable.group(1));
-            assertThat(image).as("ARG %s=<default> before the first FROM", variable.group(1)).isNotNull();
-            ImageVariables.assertOfficialAndPinned(image);
-            assertThat(image).startsWith("eclipse-temurin:21.");
-            stages.add(image);
+        List<String> earlier = new ArrayList<>();
+        List<DockerfileStages.Stage> stages = DockerfileStages.stages(dockerfile);
+        for (DockerfileStages.Stage stage : stages.subList(0, stages.size() - 1)) {
+            if (!earlier.contains(stage.from())) {
+                Matcher variable = VARIABLE.matcher(stage.from());
+                assertThat(variable.matches()).as("FROM %s: a base image argument or an earlier stage", stage.from()).isTrue();
+                String image = arguments.get(variable.group(1));
+                assertThat(image).as("ARG %s=<default> before the first FROM", variable.group(1)).isNotNull();
+                ImageVariables.assertOfficialAndPinned(image);
+                assertThat(image).startsWith("eclipse-temurin:21.")
+                        .contains(stage.name().equals("build") ? "-jdk-" : "-jre-");
+            }
+            earlier.add(stage.name());
         }
-        assertThat(stages).isNotEmpty();
-        assertThat(stages.getLast()).as("the image that runs has a JRE").contains("-jre-");
-        assertThat(stages.subList(0, stages.size() - 1)).as("build stages have the JDK").allSatisfy(image -> assertThat(image).contains("-jdk-"));
+        assertThat(stages.getLast().from()).isEqualTo("${MODULE}");
     }
 
-    private static void assertRunsAsNonRootAfterLastFrom(String dockerfile) {
-        String finalStage = dockerfile.substring(dockerfile.lastIndexOf("\nFROM "));
-        assertThat(finalStage).contains("USER 10001:10001").doesNotContainPattern("(?m)^USER (root|0)\\b");
-        assertThat(finalStage.indexOf("USER 10001")).as("USER before the entrypoint")
-                .isLessThan(finalStage.indexOf("ENTRYPOINT"));
+    /** The image's last USER is the app's uid, and root is never taken back. */
+    private static void assertRunsAsNonRoot(String image) {
+        assertThat(image).contains("USER 10001:10001").doesNotContainPattern("(?m)^USER (root|0)\\b");
+        assertThat(image.lastIndexOf("USER 10001:10001")).as("no USER after the app's")
+                .isEqualTo(image.lastIndexOf("\nUSER ") + 1);
     }
 }

@@ -162,7 +162,7 @@ class EksScriptTest {
         assertThat(job.getSpec().getBackoffLimit()).as("never re-sends a run's purchases").isZero();
         Container client = job.getSpec().getTemplate().getSpec().getContainers().getFirst();
         assertThat(client.getImage()).isEqualTo("supermarket/load-client:1.2.3");
-        assertThat(DeploymentFiles.read("load-client/Dockerfile"))
+        assertThat(DockerfileStages.image("load-client"))
                 .as("the Job runs the image's own entrypoint").contains("ENTRYPOINT [\"" + String.join("\", \"", client.getCommand()) + "\"]");
         List<String> args = client.getArgs();
         assertThat(args.getFirst()).isEqualTo("run");

@@ -118,7 +118,7 @@ class ServiceSettingsTest {
 
         services.forEach((name, definition) -> {
             Map<String, Object> build = map(map(definition).get("build"));
-            String module = build == null ? null : ((String) build.get("dockerfile")).replace("/Dockerfile", "");
+            String module = build == null ? null : (String) map(build.get("args")).get("MODULE");
             if (module == null || !ServiceSettings.SERVICES.contains(module)) {
                 return;
             }
@@ -201,8 +201,8 @@ class ServiceSettingsTest {
         Object javaOptions = environment.get("JAVA_TOOL_OPTIONS");
         if (javaOptions == null) {
             Matcher image = Pattern.compile("JAVA_TOOL_OPTIONS=\"([^\"]*)\"")
-                    .matcher(DeploymentFiles.read("store-service/Dockerfile"));
-            assertThat(image.find()).as("store-service/Dockerfile sets JAVA_TOOL_OPTIONS").isTrue();
+                    .matcher(DockerfileStages.image("store-service"));
+            assertThat(image.find()).as("the store-service image sets JAVA_TOOL_OPTIONS").isTrue();
             javaOptions = image.group(1);
         }
 

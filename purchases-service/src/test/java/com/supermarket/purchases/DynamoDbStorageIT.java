@@ -1,6 +1,6 @@
 package com.supermarket.purchases;
 
-import com.supermarket.contract.testing.TcpProxy;
+import com.supermarket.tools.proxy.TcpProxy;
 import com.supermarket.contract.testing.TestServices;
 import java.net.URI;
 import java.util.Map;

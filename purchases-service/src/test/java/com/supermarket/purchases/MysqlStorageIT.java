@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.supermarket.contract.Purchase;
 import com.supermarket.contract.Topology;
 import com.supermarket.contract.WireFormat;
-import com.supermarket.contract.testing.TcpProxy;
+import com.supermarket.tools.proxy.TcpProxy;
 import com.supermarket.contract.testing.TestServices;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;

@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.supermarket.contract.Topology;
-import com.supermarket.contract.testing.TcpProxy;
+import com.supermarket.tools.proxy.TcpProxy;
 import com.supermarket.contract.testing.TestBroker;
 import com.supermarket.store.counts.StoreCounts;
 import java.time.Duration;

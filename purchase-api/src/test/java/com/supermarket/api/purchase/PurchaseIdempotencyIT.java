@@ -12,7 +12,7 @@ import com.supermarket.api.testing.TestRedis;
 import com.supermarket.contract.Purchase;
 import com.supermarket.contract.PurchaseItem;
 import com.supermarket.contract.Topology;
-import com.supermarket.contract.testing.TcpProxy;
+import com.supermarket.tools.proxy.TcpProxy;
 import com.supermarket.contract.testing.TestBroker;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScanArgs;

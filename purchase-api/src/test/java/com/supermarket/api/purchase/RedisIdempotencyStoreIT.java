@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.supermarket.api.Deadlines;
 import com.supermarket.api.testing.TestRedis;
-import com.supermarket.contract.testing.TcpProxy;
+import com.supermarket.tools.proxy.TcpProxy;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;

@@ -7,7 +7,7 @@ import com.supermarket.api.PurchaseApiApplication;
 import com.supermarket.api.testing.ApiClient;
 import com.supermarket.contract.Purchase;
 import com.supermarket.contract.Topology;
-import com.supermarket.contract.testing.TcpProxy;
+import com.supermarket.tools.proxy.TcpProxy;
 import com.supermarket.contract.testing.TestBroker;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.net.http.HttpResponse;

@@ -1,6 +1,6 @@
 package com.supermarket.api.testing;
 
-import com.supermarket.contract.testing.TcpProxy;
+import com.supermarket.tools.proxy.TcpProxy;
 import com.supermarket.contract.testing.TestServices;
 
 /**

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.supermarket.contract.Purchase;
 import com.supermarket.contract.PurchaseItem;
-import com.supermarket.contract.testing.TcpProxy;
+import com.supermarket.tools.proxy.TcpProxy;
 import com.supermarket.contract.testing.TestServices;
 import java.sql.Connection;
 import java.sql.DriverManager;

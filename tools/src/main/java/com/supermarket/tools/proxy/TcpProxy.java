@@ -1,4 +1,4 @@
-package com.supermarket.contract.testing;
+package com.supermarket.tools.proxy;
 
 import java.io.Closeable;
 import java.io.IOException;

@@ -1,4 +1,4 @@
-package com.supermarket.contract.testing;
+package com.supermarket.tools.proxy;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -10,14 +10,20 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.concurrent.Callable;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 /**
  * {@link TcpProxy} as a process of its own, steered while it runs over a control port, so a
  * script (scripts/faults.sh) can put it between the platform and the real broker or database and
  * strike mid-run. The tests use the same {@link TcpProxy} in-process.
  * <pre>
- * java -cp contract/target/contract-0.1.0-SNAPSHOT.jar com.supermarket.contract.testing.FaultProxy \
- *      LISTEN_PORT TARGET_HOST:TARGET_PORT CONTROL_PORT
+ * java -jar tools/target/tools-0.1.0-SNAPSHOT-exec.jar fault-proxy LISTEN_PORT TARGET_HOST:TARGET_PORT CONTROL_PORT
  * </pre>
  * Both ports listen on loopback only. The control port takes one command per line and answers
  * each with one line, {@code ok <state>} or {@code error <why>} (a cut or disconnect adds how many
@@ -33,21 +39,33 @@ import java.util.Locale;
  * </pre>
  * One control connection at a time is enough for a script; each is served in turn.
  */
-public final class FaultProxy {
+@Command(name = "fault-proxy", mixinStandardHelpOptions = true,
+        description = { "A TCP proxy on loopback, steered over a control port, until killed.",
+                "One command a line: cut SECONDS, disconnect, freeze, latency MILLIS, loss FRACTION, restore, status;",
+                "each answered with one line, ok STATE or error WHY." })
+public final class FaultProxy implements Callable<Integer> {
 
-    private FaultProxy() {
-    }
+    @Parameters(index = "0", paramLabel = "LISTEN_PORT", description = "Where the application connects.")
+    private int listenPort;
 
-    public static void main(String[] args) throws IOException {
-        if (args.length != 3 || !args[1].contains(":")) {
-            System.err.println("usage: FaultProxy LISTEN_PORT TARGET_HOST:TARGET_PORT CONTROL_PORT");
-            System.exit(2);
+    @Parameters(index = "1", paramLabel = "TARGET_HOST:TARGET_PORT", description = "The real service.")
+    private String target;
+
+    @Parameters(index = "2", paramLabel = "CONTROL_PORT", description = "Where the commands come in.")
+    private int controlPort;
+
+    @Spec
+    private CommandSpec spec;
+
+    @Override
+    public Integer call() throws IOException {
+        int colon = target.lastIndexOf(':');
+        if (colon <= 0) {
+            throw new ParameterException(spec.commandLine(), "not HOST:PORT: " + target);
         }
-        int colon = args[1].lastIndexOf(':');
-        TcpProxy proxy = new TcpProxy(args[1].substring(0, colon), Integer.parseInt(args[1].substring(colon + 1)),
-                Integer.parseInt(args[0]));
-        try (ServerSocket control = new ServerSocket(Integer.parseInt(args[2]), 8, InetAddress.getLoopbackAddress())) {
-            System.out.printf("fault proxy: 127.0.0.1:%d -> %s, control port %d%n", proxy.port(), args[1],
+        TcpProxy proxy = new TcpProxy(target.substring(0, colon), Integer.parseInt(target.substring(colon + 1)), listenPort);
+        try (ServerSocket control = new ServerSocket(controlPort, 8, InetAddress.getLoopbackAddress())) {
+            System.out.printf("fault proxy: 127.0.0.1:%d -> %s, control port %d%n", proxy.port(), target,
                     control.getLocalPort());
             System.out.flush();
             while (true) {

@@ -1,4 +1,4 @@
-package com.supermarket.contract.testing;
+package com.supermarket.tools.proxy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
