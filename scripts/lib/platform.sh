@@ -386,21 +386,26 @@ query_both_gets() {
   [[ "$top_stores" == *storeID* ]] || { log "GET /items/top10/$item did not answer with stores"; return 1; }
 }
 
-# The messages each shard queue of both sharded exchanges has received so far (the management
-# API's message_stats.publish; the plugin's "sharding: <exchange> - ..." queues or the replicated
-# "<exchange>.shard.N"), as "<count> <queue>" lines into $1. The API samples its statistics
-# every few seconds, so this reads until two readings 6 s apart agree (at most a minute).
+# The sharded exchanges' shard queues, as a Python regular expression whose group 1 or 2 is the
+# exchange: the plugin's "sharding: <exchange> - <node> - <i>" or the replicated
+# "<exchange>.shard.<i>", for purchaseX, storeX and every store copy group's storeX.c<c>.
+SHARD_QUEUE_PATTERN='^(?:sharding: ((?:purchaseX|storeX(?:\.c[0-9]+)?)) - .* - [0-9]+|((?:purchaseX|storeX(?:\.c[0-9]+)?))\.shard\.[0-9]+)$'
+
+# The messages each shard queue of the sharded exchanges (purchaseX, storeX and the copies'
+# storeX.c<c>) has received so far (the management API's message_stats.publish), as
+# "<count> <queue>" lines into $1. The API samples its statistics every few seconds, so this
+# reads until two readings 6 s apart agree (at most a minute).
 save_shard_counts() {
   local url="${RABBITMQ_MANAGEMENT_URL:-http://localhost:15672}" vhost now last="" t
   vhost="$(python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(sys.argv[1], safe=""))' "${RABBITMQ_VHOST:-/}")"
   for ((t = 0; t < 10; t++)); do
     now="$(curl -sf -u "${RABBITMQ_USERNAME:-guest}:${RABBITMQ_PASSWORD:-guest}" \
       "$url/api/queues/$vhost?columns=name,message_stats.publish" | python3 -c '
-import json, sys
+import json, re, sys
+pattern = re.compile(sys.argv[1])
 for queue in json.load(sys.stdin):
-    name = queue["name"]
-    if any(name.startswith(("sharding: " + x + " - ", x + ".shard.")) for x in ("purchaseX", "storeX")):
-        print(queue.get("message_stats", {}).get("publish", 0), name)')" || return 1
+    if pattern.match(queue["name"]):
+        print(queue.get("message_stats", {}).get("publish", 0), queue["name"])' "$SHARD_QUEUE_PATTERN")" || return 1
     [[ "$now" == "$last" ]] && break
     last="$now"
     sleep 6
@@ -409,11 +414,12 @@ for queue in json.load(sys.stdin):
 }
 
 # $1 = counts before a run, $2 = after (save_shard_counts): the messages each shard queue received
-# in between, and per sharded exchange the smallest, the largest and max/min, the balance over the
-# shards. A shard queue that received nothing is named.
+# in between, and per sharded exchange (purchaseX, storeX, then each copy group's storeX.c<c>)
+# the smallest, the largest and max/min, the balance over the shards. A shard queue that received
+# nothing is named.
 shard_balance() {
-  python3 - "$1" "$2" <<'PYTHON'
-import sys
+  python3 - "$1" "$2" "$SHARD_QUEUE_PATTERN" <<'PYTHON'
+import re, sys
 def read(path):
     counts = {}
     for line in open(path):
@@ -421,9 +427,17 @@ def read(path):
         counts[name] = int(count)
     return counts
 before, after = read(sys.argv[1]), read(sys.argv[2])
-for exchange in ("purchaseX", "storeX"):
-    got = {name: count - before.get(name, 0) for name, count in after.items()
-           if name.startswith(("sharding: " + exchange + " - ", exchange + ".shard."))}
+pattern = re.compile(sys.argv[3])
+exchanges = {}
+for name, count in after.items():
+    match = pattern.match(name)
+    if match:
+        exchanges.setdefault(match.group(1) or match.group(2), {})[name] = count - before.get(name, 0)
+def order(exchange):
+    copy = exchange.partition(".c")[2]
+    return (exchange != "purchaseX", int(copy) if copy else 0)
+for exchange in sorted(set(exchanges) | {"purchaseX", "storeX"}, key=order):
+    got = exchanges.get(exchange, {})
     if not got:
         print(f"{exchange}: no shard queue found")
         continue
