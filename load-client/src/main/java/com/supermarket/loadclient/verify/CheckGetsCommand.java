@@ -195,6 +195,7 @@ public final class CheckGetsCommand implements Callable<Integer> {
         AtomicLong nonEmpty = new AtomicLong();
         ConcurrentLinkedQueue<String> examples = new ConcurrentLinkedQueue<>();
         String base = baseUrl.toString().replaceAll("/+$", "");
+        long start = System.nanoTime();
         try (ExecutorService workers = Executors.newVirtualThreadPerTaskExecutor()) {
             for (int id : ids) {
                 inFlight.acquire();
@@ -226,8 +227,9 @@ public final class CheckGetsCommand implements Callable<Integer> {
             }
         }
         boolean exact = mismatches.get() == 0 && failed.get() == 0;
-        System.out.printf(Locale.ROOT, "%s: %d %s checked (%d with sales), %d mismatches, %d failed: %s%n", get, ids.size(),
-                kind, nonEmpty.get(), mismatches.get(), failed.get(), exact ? "exact" : "NOT EXACT");
+        System.out.printf(Locale.ROOT, "%s: %d %s checked (%d with sales) in %.1f s, %d mismatches, %d failed: %s%n", get,
+                ids.size(), kind, nonEmpty.get(), (System.nanoTime() - start) / 1e9, mismatches.get(), failed.get(),
+                exact ? "exact" : "NOT EXACT");
         examples.forEach(example -> System.out.println("  " + example));
         return exact;
     }
