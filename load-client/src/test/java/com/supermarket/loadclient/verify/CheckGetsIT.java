@@ -2,10 +2,8 @@ package com.supermarket.loadclient.verify;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -28,7 +26,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import com.supermarket.contract.testing.TestServices;
-import com.supermarket.loadclient.LoadClient;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
@@ -148,7 +145,7 @@ class CheckGetsIT {
 
     @Test
     void exactAnswersPass() {
-        Outcome outcome = checkGets();
+        CommandOutcome outcome = checkGets();
 
         assertThat(outcome.status()).as(outcome.toString()).isZero();
         assertThat(outcome.out()).contains("database: 4 purchases, 6 (store, item) totals since 2023-11-14T22:13:20Z")
@@ -161,7 +158,7 @@ class CheckGetsIT {
     void aCountOneOffIsFound() {
         wrong.put("/items/top10/101", "{\"stores\":[{\"storeID\":1,\"numberOfItems\":3},{\"storeID\":2,\"numberOfItems\":4}]}");
 
-        Outcome outcome = checkGets();
+        CommandOutcome outcome = checkGets();
 
         assertThat(outcome.status()).isEqualTo(1);
         assertThat(outcome.out()).containsPattern("GET /items/top10/\\{id}: 5 items checked \\(3 with sales\\) in [0-9.]+ s, 1 mismatches, 0 failed: NOT EXACT")
@@ -173,13 +170,13 @@ class CheckGetsIT {
     void aTieBrokenTheWrongWayAndAPurchaseFromBeforeTheRunAreFound() {
         wrong.put("/items/top10/101", "{\"stores\":[{\"storeID\":2,\"numberOfItems\":3},{\"storeID\":1,\"numberOfItems\":3}]}");
 
-        Outcome outcome = checkGets();
+        CommandOutcome outcome = checkGets();
 
         assertThat(outcome.status()).isEqualTo(1);
         assertThat(outcome.out()).contains("/items/top10/101: #1 is store 2, expected store 1 with the same 3: a tie goes to the lower id");
         // Without --since the purchase of item 999 from before counts, and the API (which never counted it) is short of it.
-        Outcome everything = run("check-gets", "--jdbc-url", jdbcUrl, "--db-user", server.username(), "--db-password",
-                server.password(), "--base-url", url(""), "--max-stores", "5", "--max-item-id", "1000", "--absent-samples", "0");
+        CommandOutcome everything = CommandOutcome.run("check-gets", "--jdbc-url", jdbcUrl, "--db-user", server.username(),
+                "--db-password", server.password(), "--base-url", url(""), "--max-stores", "5", "--max-item-id", "1000", "--absent-samples", "0");
         assertThat(everything.status()).isEqualTo(1);
         assertThat(everything.out()).contains("/items/store/1: #1 is item 101 x 3, expected item 999 x 50");
     }
@@ -196,9 +193,9 @@ class CheckGetsIT {
         String[] copies = {"--store-copies", "2", "--store-state-url", url("/c0p0"), "--store-state-url", url("/c0p1"),
                 "--store-state-url", url("/c1p0"), "--store-state-url", url("/c1p1")};
 
-        Outcome exact = checkGets(copies);
+        CommandOutcome exact = checkGets(copies);
         summaries.put("/c1p1/state/summary", summary(4, 11, 0));
-        Outcome counted = checkGets(copies);
+        CommandOutcome counted = checkGets(copies);
 
         assertThat(exact.status()).as(exact.toString()).isZero();
         assertThat(exact.out()).contains("copy 1, partition 1 state summary: purchases 3, quantity 10, digest ")
@@ -211,7 +208,7 @@ class CheckGetsIT {
 
     @Test
     void theDynamoDbProfileIsRefused() {
-        Outcome outcome = run("check-gets", "--profile", "dynamodb");
+        CommandOutcome outcome = CommandOutcome.run("check-gets", "--profile", "dynamodb");
 
         assertThat(outcome.status()).isEqualTo(2);
         assertThat(outcome.err()).contains("the dynamodb profile is not supported");
@@ -225,30 +222,11 @@ class CheckGetsIT {
         return "http://127.0.0.1:" + api.getAddress().getPort() + path;
     }
 
-    private static Outcome checkGets(String... more) {
+    private static CommandOutcome checkGets(String... more) {
         List<String> args = new java.util.ArrayList<>(List.of("check-gets", "--jdbc-url", jdbcUrl, "--db-user",
                 server.username(), "--db-password", server.password(), "--since", Long.toString(SINCE),
                 "--base-url", url(""), "--max-stores", "5", "--max-item-id", "1000", "--absent-samples", "2"));
         args.addAll(List.of(more));
-        return run(args.toArray(String[]::new));
-    }
-
-    private record Outcome(int status, String out, String err) {
-    }
-
-    private static synchronized Outcome run(String... args) {
-        PrintStream out = System.out;
-        PrintStream err = System.err;
-        ByteArrayOutputStream outBytes = new ByteArrayOutputStream();
-        ByteArrayOutputStream errBytes = new ByteArrayOutputStream();
-        System.setOut(new PrintStream(outBytes, true, StandardCharsets.UTF_8));
-        System.setErr(new PrintStream(errBytes, true, StandardCharsets.UTF_8));
-        try {
-            int status = LoadClient.execute(args);
-            return new Outcome(status, outBytes.toString(StandardCharsets.UTF_8), errBytes.toString(StandardCharsets.UTF_8));
-        } finally {
-            System.setOut(out);
-            System.setErr(err);
-        }
+        return CommandOutcome.run(args.toArray(String[]::new));
     }
 }
