@@ -6,6 +6,7 @@ import com.supermarket.loadclient.report.ReportCommand;
 import com.supermarket.loadclient.run.RunCommand;
 import com.supermarket.loadclient.soak.SoakReportCommand;
 import com.supermarket.loadclient.stub.StubCommand;
+import com.supermarket.loadclient.verify.CheckGetsCommand;
 import com.supermarket.loadclient.verify.VerifyCommand;
 
 import picocli.CommandLine;
@@ -13,15 +14,15 @@ import picocli.CommandLine.Command;
 
 /**
  * Entry point of the load client: {@code run} (the default when no subcommand is named),
- * {@code report}, {@code stub}, {@code verify} and {@code soak-report}. Not thread-safe; used once per process.
+ * {@code report}, {@code stub}, {@code verify}, {@code check-gets} and {@code soak-report}. Not thread-safe; used once per process.
  */
 @Command(name = "load-client", mixinStandardHelpOptions = true, version = "load-client 0.1.0",
         description = "Load client for the supermarket purchase API.",
         subcommands = { RunCommand.class, ReportCommand.class, StubCommand.class, VerifyCommand.class,
-            SoakReportCommand.class })
+            CheckGetsCommand.class, SoakReportCommand.class })
 public final class LoadClient {
 
-    private static final Set<String> TOP_LEVEL = Set.of("run", "report", "stub", "verify", "soak-report", "help", "-h", "--help",
+    private static final Set<String> TOP_LEVEL = Set.of("run", "report", "stub", "verify", "check-gets", "soak-report", "help", "-h", "--help",
             "-V", "--version");
 
     private LoadClient() {

@@ -2,10 +2,8 @@ package com.supermarket.loadclient.verify;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
@@ -57,7 +55,7 @@ class VerifyCommandTest {
             // Purchases of this run reach the services 10 per poll: verify must wait for all of them.
             services.drainTo(500 + ACCEPTED, 7 + ACCEPTED, 10);
 
-            Outcome outcome = verify(services, "--baseline", baseline.toString(), result.toString());
+            CommandOutcome outcome = verify(services, "--baseline", baseline.toString(), result.toString());
 
             assertThat(outcome.status()).isZero();
             assertThat(outcome.out()).isEqualTo(ACCEPTED + " accepted, 0 maybe-accepted, " + ACCEPTED + " stored, " + ACCEPTED
@@ -71,7 +69,7 @@ class VerifyCommandTest {
             services.drainTo(ACCEPTED, ACCEPTED + 2, 10);
             Path counts = dir.resolve("counts.txt");
 
-            Outcome outcome = verify(services, "--counts-out", counts.toString(), result.toString());
+            CommandOutcome outcome = verify(services, "--counts-out", counts.toString(), result.toString());
 
             assertThat(outcome.status()).isEqualTo(1);
             assertThat(outcome.out()).endsWith(": 0 lost, 2 duplicated\n");
@@ -84,7 +82,7 @@ class VerifyCommandTest {
         try (FakeServices services = new FakeServices(0, 0)) {
             services.drainTo(ACCEPTED - 3, ACCEPTED - 3, 100);
 
-            Outcome outcome = verify(services, result.toString());
+            CommandOutcome outcome = verify(services, result.toString());
 
             assertThat(outcome.status()).isEqualTo(1);
             assertThat(outcome.out()).endsWith(": 6 lost, 0 duplicated\n");
@@ -102,14 +100,14 @@ class VerifyCommandTest {
             services.fixed("/c1-behind/store-metrics", "store_purchases_counted " + (ACCEPTED - 1) + ".0\n");
             services.fixed("/c1-behind/state/summary", summary.formatted(1, ACCEPTED - 1, 97, "00000000000000bb"));
 
-            Outcome agreeing = verify(services, "--store-metrics-url", services.url("/store-metrics"), "--store-copies", "2",
+            CommandOutcome agreeing = verify(services, "--store-metrics-url", services.url("/store-metrics"), "--store-copies", "2",
                     "--store-state-url", services.url("/c0"), "--store-state-url", services.url("/c1"), result.toString());
             assertThat(agreeing.status()).as(agreeing.out() + agreeing.err()).isZero();
             assertThat(agreeing.out()).contains("copy 0: " + ACCEPTED + " accepted", "copy 1: " + ACCEPTED + " accepted",
                     "partition 0: 2 copies agree: purchases " + ACCEPTED + ", quantity 99, digest 00000000000000aa");
 
             Path counts = dir.resolve("copies-counts.txt");
-            Outcome behind = verify(services, "--store-metrics-url", services.url("/c1-behind/store-metrics"),
+            CommandOutcome behind = verify(services, "--store-metrics-url", services.url("/c1-behind/store-metrics"),
                     "--store-copies", "2", "--store-state-url", services.url("/c0"), "--store-state-url",
                     services.url("/c1-behind"), "--counts-out", counts.toString(), result.toString());
             assertThat(behind.status()).isEqualTo(1);
@@ -122,7 +120,7 @@ class VerifyCommandTest {
     @Test
     void copyGroupsMustBeWholeSetsOfPartitions() throws Exception {
         try (FakeServices services = new FakeServices(0, 0)) {
-            Outcome outcome = verify(services, "--store-copies", "2", result.toString());
+            CommandOutcome outcome = verify(services, "--store-copies", "2", result.toString());
 
             assertThat(outcome.status()).isEqualTo(2);
             assertThat(outcome.err()).contains("--store-copies must divide the --store-metrics-url list");
@@ -137,7 +135,7 @@ class VerifyCommandTest {
         }
         String nowhere = "http://127.0.0.1:" + closedPort;
 
-        Outcome outcome = run("verify", "--purchases-url", nowhere, "--purchases-metrics-url", nowhere,
+        CommandOutcome outcome = CommandOutcome.run("verify", "--purchases-url", nowhere, "--purchases-metrics-url", nowhere,
                 "--store-metrics-url", nowhere, "--idle-timeout", "0.2", "--poll-interval", "0.05", result.toString());
 
         assertThat(outcome.status()).isEqualTo(2);
@@ -146,37 +144,18 @@ class VerifyCommandTest {
 
     @Test
     void helpStatesTheRule() {
-        Outcome outcome = run("verify", "--help");
+        CommandOutcome outcome = CommandOutcome.run("verify", "--help");
 
         assertThat(outcome.out()).contains("N accepted, M maybe-accepted, S stored, C counted: L lost, D duplicated",
                 "lost       = (A - S)+ + (E - C)+", "duplicated = (S - (A + M))+ + (C - E)+", "Idempotency-Key");
     }
 
-    private record Outcome(int status, String out, String err) {
-    }
-
-    private static Outcome verify(FakeServices services, String... args) {
+    private static CommandOutcome verify(FakeServices services, String... args) {
         List<String> all = new ArrayList<>(List.of("verify", "--purchases-url", services.url(""),
                 "--purchases-metrics-url", services.url("/purchases-metrics"), "--store-metrics-url",
                 services.url("/store-metrics"), "--idle-timeout", "0.5", "--poll-interval", "0.05"));
         all.addAll(List.of(args));
-        return run(all.toArray(String[]::new));
-    }
-
-    private static synchronized Outcome run(String... args) {
-        PrintStream out = System.out;
-        PrintStream err = System.err;
-        ByteArrayOutputStream outBytes = new ByteArrayOutputStream();
-        ByteArrayOutputStream errBytes = new ByteArrayOutputStream();
-        System.setOut(new PrintStream(outBytes, true, StandardCharsets.UTF_8));
-        System.setErr(new PrintStream(errBytes, true, StandardCharsets.UTF_8));
-        try {
-            int status = LoadClient.execute(args);
-            return new Outcome(status, outBytes.toString(StandardCharsets.UTF_8), errBytes.toString(StandardCharsets.UTF_8));
-        } finally {
-            System.setOut(out);
-            System.setErr(err);
-        }
+        return CommandOutcome.run(all.toArray(String[]::new));
     }
 
     /**

@@ -62,10 +62,16 @@ import org.springframework.stereotype.Component;
  * before the caller stops waiting; a query is settled at most the reply timeout after its
  * arrival, queued or in flight ({@link Deadlines} fails it), and a lane drops the queries
  * already failed. Nobody blocks on a query but the lanes: the caller gets a future.
+ *
+ * <p>The connection, the direct reply-to container and a reply consumer are opened at startup
+ * ({@link #open}, called by {@link StoreQueryOpening}), not by the first GET.
  * Thread-safe.
  */
 @Component
 class StoreQueryClient implements DisposableBean {
+
+    /** The routing key of the request that opens the queries' path: no queue has this name, so the broker returns it. */
+    static final String OPENING_ROUTING_KEY = "purchase-api.store-queries.opening";
 
     /** The span of one message of store queries, up to its reply (tracing on). */
     static final String QUERY_SPAN = "store query";
@@ -163,6 +169,28 @@ class StoreQueryClient implements DisposableBean {
                     .register(registry));
         }
         return timers;
+    }
+
+    /**
+     * Opens what a query needs, as a query would, with a request to a queue that does not exist:
+     * the connection, the template's choice of direct reply-to, its reply container and one reply
+     * consumer. The broker returns the request at once.
+     *
+     * @throws org.springframework.amqp.AmqpException when the broker cannot be reached
+     */
+    void open() {
+        MessageProperties messageProperties = new MessageProperties();
+        messageProperties.setDeliveryMode(MessageDeliveryMode.NON_PERSISTENT);
+        try {
+            template.sendAndReceive("", OPENING_ROUTING_KEY, new Message(new byte[0], messageProperties));
+        } catch (AmqpMessageReturnedException expected) {
+            // Returned, as intended: the path is open.
+        }
+    }
+
+    /** Whether the template's direct reply-to container runs (it does from {@link #open} on). */
+    boolean replyContainerRunning() {
+        return template.isRunning();
     }
 
     /**

@@ -28,7 +28,7 @@ public final class ManagementCommands {
     @Command(name = "shard-counts", mixinStandardHelpOptions = true, description = {
         "The messages each shard queue received, from the management API.",
         "Reads /api/queues?columns=name,message_stats.publish and prints \"COUNT QUEUE\" for each shard queue",
-        "of purchaseX and storeX, sorted by queue name." })
+        "of purchaseX, storeX and the store copy groups' storeX.c<c>, sorted by queue name." })
     static int shardCounts(@Parameters(arity = "0..1", paramLabel = FILE, description = FILE_HELP) Path file) {
         ManagementJson.shardPublished(Input.read(file)).forEach((name, count) -> System.out.println(count + " " + name));
         return 0;

@@ -6,8 +6,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -19,8 +22,16 @@ import tools.jackson.databind.json.JsonMapper;
  */
 public final class ManagementJson {
 
-    /** The sharded exchanges whose shard queues the balance table reads. */
+    /** The sharded exchanges the balance table always lists, present or not. */
     public static final List<String> SHARDED_EXCHANGES = List.of("purchaseX", "storeX");
+
+    /**
+     * A shard queue of a sharded exchange (purchaseX, storeX or a store copy group's storeX.c&lt;c&gt;):
+     * the sharding plugin's "sharding: EXCHANGE - NODE - I" or the replicated mode's "EXCHANGE.shard.I";
+     * group 1 or 2 is the exchange.
+     */
+    private static final Pattern SHARD_QUEUE = Pattern.compile(
+            "sharding: (purchaseX|storeX(?:\\.c[0-9]+)?) - .+ - [0-9]+|(purchaseX|storeX(?:\\.c[0-9]+)?)\\.shard\\.[0-9]+");
 
     private static final JsonMapper JSON = JsonMapper.builder().build();
 
@@ -31,23 +42,24 @@ public final class ManagementJson {
         return JSON.readTree(text);
     }
 
-    /**
-     * Whether {@code queue} is a shard queue of {@code exchange}: the sharding plugin's
-     * "sharding: EXCHANGE - ..." or the replicated mode's "EXCHANGE.shard.N".
-     */
-    public static boolean isShardQueue(String queue, String exchange) {
-        return queue.startsWith("sharding: " + exchange + " - ") || queue.startsWith(exchange + ".shard.");
+    /** The sharded exchange {@code queue} is a shard queue of; empty for any other queue. */
+    public static Optional<String> shardedExchangeOf(String queue) {
+        Matcher shard = SHARD_QUEUE.matcher(queue);
+        if (!shard.matches()) {
+            return Optional.empty();
+        }
+        return Optional.of(shard.group(1) != null ? shard.group(1) : shard.group(2));
     }
 
     /**
      * From {@code /api/queues?columns=name,message_stats.publish}: the messages each shard queue of
-     * the sharded exchanges received, by queue name (sorted); a queue without statistics yet counts 0.
+     * the sharded exchanges (store copy groups included) received, by queue name (sorted); a queue without statistics yet counts 0.
      */
     public static Map<String, Long> shardPublished(String queuesJson) {
         Map<String, Long> counts = new TreeMap<>();
         for (JsonNode queue : parse(queuesJson)) {
             String name = queue.path("name").asString();
-            if (SHARDED_EXCHANGES.stream().anyMatch(x -> isShardQueue(name, x))) {
+            if (shardedExchangeOf(name).isPresent()) {
                 counts.put(name, queue.path("message_stats").path("publish").asLong(0));
             }
         }

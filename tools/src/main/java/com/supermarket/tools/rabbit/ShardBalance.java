@@ -1,6 +1,7 @@
 package com.supermarket.tools.rabbit;
 
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -12,6 +13,11 @@ import java.util.TreeMap;
  * that received nothing. Stateless.
  */
 public final class ShardBalance {
+
+    /** purchaseX first, then storeX and its copy groups storeX.c1, storeX.c2, ... by copy number. */
+    private static final Comparator<String> EXCHANGE_ORDER = Comparator
+            .comparing((String exchange) -> !exchange.equals("purchaseX"))
+            .thenComparingInt(exchange -> exchange.contains(".c") ? Integer.parseInt(exchange.substring(exchange.indexOf(".c") + 2)) : 0);
 
     private ShardBalance() {
     }
@@ -32,16 +38,19 @@ public final class ShardBalance {
         return counts;
     }
 
-    /** The table: per exchange a summary line, then each shard queue's messages in between. */
+    /**
+     * The table: per exchange (purchaseX, storeX, then the store copy groups' storeX.c&lt;c&gt; in copy
+     * order) a summary line, then each shard queue's messages in between.
+     */
     public static List<String> table(Map<String, Long> before, Map<String, Long> after) {
+        Map<String, Map<String, Long>> byExchange = new TreeMap<>(EXCHANGE_ORDER);
+        ManagementJson.SHARDED_EXCHANGES.forEach(exchange -> byExchange.put(exchange, new TreeMap<>()));
+        after.forEach((name, count) -> ManagementJson.shardedExchangeOf(name).ifPresent(exchange ->
+                byExchange.computeIfAbsent(exchange, x -> new TreeMap<>()).put(name, count - before.getOrDefault(name, 0L))));
         List<String> lines = new ArrayList<>();
-        for (String exchange : ManagementJson.SHARDED_EXCHANGES) {
-            Map<String, Long> got = new TreeMap<>();
-            after.forEach((name, count) -> {
-                if (ManagementJson.isShardQueue(name, exchange)) {
-                    got.put(name, count - before.getOrDefault(name, 0L));
-                }
-            });
+        for (Map.Entry<String, Map<String, Long>> entry : byExchange.entrySet()) {
+            String exchange = entry.getKey();
+            Map<String, Long> got = entry.getValue();
             if (got.isEmpty()) {
                 lines.add(exchange + ": no shard queue found");
                 continue;

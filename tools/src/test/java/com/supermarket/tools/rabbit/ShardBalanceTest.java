@@ -36,4 +36,36 @@ class ShardBalanceTest {
         assertThat(ShardBalance.table(Map.of(), Map.of("purchaseX.shard.0", 1L)))
                 .contains("storeX: no shard queue found");
     }
+
+    @Test
+    void listsTheShardQueuesOfEveryStoreCopyGroupInBothTopologyModes() {
+        String queues = """
+                [{"name":"sharding: purchaseX - sm1@localhost - 0","message_stats":{"publish":100}},
+                 {"name":"sharding: purchaseX - sm2@localhost - 1","message_stats":{"publish":120}},
+                 {"name":"sharding: storeX - sm1@localhost - 0","message_stats":{"publish":50}},
+                 {"name":"sharding: storeX - sm2@localhost - 1","message_stats":{"publish":60}},
+                 {"name":"sharding: storeX.c1 - sm1@localhost - 0","message_stats":{"publish":55}},
+                 {"name":"sharding: storeX.c1 - sm2@localhost - 1"},
+                 {"name":"storeX.c2.shard.0","message_stats":{"publish":30}},
+                 {"name":"storeX.c2.shard.1","message_stats":{"publish":45}},
+                 {"name":"store.queries.p0","message_stats":{"publish":9}},
+                 {"name":"purchases.parking","message_stats":{"publish":1}}]
+                """;
+
+        assertThat(ShardBalance.table(Map.of("sharding: storeX - sm1@localhost - 0", 10L), ManagementJson.shardPublished(queues)))
+                .containsExactly(
+                        "purchaseX: 2 shard queues, messages per queue min 100, max 120, max/min 1.20; every queue received messages",
+                        "        100  sharding: purchaseX - sm1@localhost - 0",
+                        "        120  sharding: purchaseX - sm2@localhost - 1",
+                        "storeX: 2 shard queues, messages per queue min 40, max 60, max/min 1.50; every queue received messages",
+                        "         40  sharding: storeX - sm1@localhost - 0",
+                        "         60  sharding: storeX - sm2@localhost - 1",
+                        "storeX.c1: 2 shard queues, messages per queue min 0, max 55, max/min inf; NOTHING reached 1: "
+                                + "sharding: storeX.c1 - sm2@localhost - 1",
+                        "         55  sharding: storeX.c1 - sm1@localhost - 0",
+                        "          0  sharding: storeX.c1 - sm2@localhost - 1",
+                        "storeX.c2: 2 shard queues, messages per queue min 30, max 45, max/min 1.50; every queue received messages",
+                        "         30  storeX.c2.shard.0",
+                        "         45  storeX.c2.shard.1");
+    }
 }
