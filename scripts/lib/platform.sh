@@ -354,6 +354,27 @@ check_every_purchase_arrived_once() {
   fi
 }
 
+# Both GETs checked exact against a brute-force count over purchases-service's database, and
+# every store-service copy's state summary against its partition's (the load client's
+# check-gets, load-client/README.md; MySQL profile only). Every store with sales and a sample of
+# CHECK_GETS_ITEM_SAMPLE items sold (default 5000; 0 = all), plus a few of neither: each GET
+# through purchase-api must equal the SQL count's top list. $1 = epoch microseconds from which
+# the database's purchases count: when this run's store-service state started empty. Prints the
+# check's lines; returns its exit status.
+check_gets_exact() {
+  local since="$1" partition copy states=() status=0
+  for ((copy = 0; copy < STORE_COPIES; copy++)); do
+    for ((partition = 0; partition < STORE_PARTITIONS; partition++)); do
+      states+=(--store-state-url "http://127.0.0.1:$(store_port "$partition" "$copy")")
+    done
+  done
+  "$JAVA" -jar "$(jar_of load-client)" check-gets --base-url "http://127.0.0.1:$API_PORT" --jdbc-url "$MYSQL_URL" \
+    --db-user "${MYSQL_USERNAME:-root}" --since "$since" --max-stores "${PLATFORM_MAX_STORES:-1024}" \
+    --max-item-id "${PLATFORM_MAX_ITEM_ID:-100000}" --item-sample "${CHECK_GETS_ITEM_SAMPLE:-5000}" \
+    --store-copies "$STORE_COPIES" "${states[@]}" || status=$?
+  return "$status"
+}
+
 # Both GETs of the API at $1: polls (up to $2 times, every 0.5 s) until store 1 has sales (the
 # counts reach store-service asynchronously through the broker), then asks the top stores of
 # one of its items; prints both answers, and returns 1 unless they hold items and stores.

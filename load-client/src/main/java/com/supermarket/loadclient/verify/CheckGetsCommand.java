@@ -98,6 +98,10 @@ public final class CheckGetsCommand implements Callable<Integer> {
     @Option(names = "--absent-samples", paramLabel = "N", description = "Stores and items without sales also asked (each must answer an empty list).")
     private int absentSamples = 20;
 
+    @Option(names = "--item-sample", paramLabel = "N", description = "Ask GET /items/top10/{id} for N of the items sold, "
+            + "spread over their ids (default 0: every item sold).")
+    private int itemSample;
+
     @Option(names = "--store-limit", paramLabel = "N", description = "Ask GET /items/store/{id}?limit=N (default: no limit parameter, 10 expected).")
     private Integer storeLimit;
 
@@ -124,8 +128,9 @@ public final class CheckGetsCommand implements Callable<Integer> {
                     + "run the platform with the mysql profile to check the GETs");
             return 2;
         }
-        require(concurrency >= 1 && absentSamples >= 0 && maxExamples >= 0 && maxStores >= 1 && maxItemId >= 1,
-                "--concurrency, --max-stores and --max-item-id must be positive, --absent-samples and --max-examples not negative");
+        require(concurrency >= 1 && absentSamples >= 0 && maxExamples >= 0 && itemSample >= 0 && maxStores >= 1 && maxItemId >= 1,
+                "--concurrency, --max-stores and --max-item-id must be positive, --absent-samples, --item-sample and "
+                        + "--max-examples not negative");
         require((storeLimit == null || storeLimit >= 1) && (itemLimit == null || itemLimit >= 1), "a limit must be positive");
         require(storeStateUrls.isEmpty() || (storeCopies >= 1 && storeStateUrls.size() % storeCopies == 0),
                 "--store-copies must divide the --store-state-url list into copy groups of the same partitions");
@@ -139,6 +144,10 @@ public final class CheckGetsCommand implements Callable<Integer> {
         }
         System.out.printf(Locale.ROOT, "database: %d purchases, %d (store, item) totals%s%n", totals.purchases(),
                 totals.storeItemPairs(), sinceMicros > 0 ? " since " + Instant.EPOCH.plus(sinceMicros, ChronoUnit.MICROS) : "");
+        if (itemSample > 0 && itemSample < totals.items().size()) {
+            System.out.printf(Locale.ROOT, "GET /items/top10/{id}: %d of the %d items sold asked, spread over their ids%n",
+                    itemSample, totals.items().size());
+        }
         boolean exact;
         try (HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build()) {
             int storeTop = storeLimit == null ? 10 : storeLimit;
@@ -147,13 +156,29 @@ public final class CheckGetsCommand implements Callable<Integer> {
                     withAbsent(totals.stores(), maxStores), id -> "/items/store/" + id + limit(storeLimit), "itemID",
                     id -> totals.topItemsAt(id, storeTop), id -> itemId -> totals.sold(id, itemId));
             exact &= check(http, "GET /items/top10/{id}", "items", "store",
-                    withAbsent(totals.items(), maxItemId), id -> "/items/top10/" + id + limit(itemLimit), "storeID",
+                    withAbsent(spread(totals.items(), itemSample), maxItemId), id -> "/items/top10/" + id + limit(itemLimit), "storeID",
                     id -> totals.topStoresFor(id, itemTop), id -> storeId -> totals.sold(storeId, id));
             exact &= checkCopies(http, totals);
         }
         String what = storeStateUrls.isEmpty() ? "GETs" : "GETs and every copy's counts";
         System.out.println(what + (exact ? " exact" : " NOT exact") + " against the purchases database");
         return exact ? 0 : 1;
+    }
+
+    /** {@code wanted} of {@code ids}, every step-th so that they reach from the first to the last; all when 0 or more. */
+    static TreeSet<Integer> spread(TreeSet<Integer> ids, int wanted) {
+        if (wanted == 0 || wanted >= ids.size()) {
+            return ids;
+        }
+        TreeSet<Integer> taken = new TreeSet<>();
+        double step = (double) ids.size() / wanted;
+        int index = 0;
+        for (int id : ids) {
+            if (taken.size() < wanted && index++ >= taken.size() * step) {
+                taken.add(id);
+            }
+        }
+        return taken;
     }
 
     /** The stores or items with sales and up to {@code absentSamples} without, spread over 1..max. */
