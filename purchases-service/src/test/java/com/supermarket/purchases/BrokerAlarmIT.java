@@ -3,14 +3,14 @@ package com.supermarket.purchases;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.supermarket.broker.testing.HeldMessages;
+import com.supermarket.broker.testing.TestBroker;
+import com.supermarket.broker.testing.TestNode;
+import com.supermarket.broker.testing.TestServices;
 import com.supermarket.contract.Purchase;
 import com.supermarket.contract.PurchaseBatch;
 import com.supermarket.contract.Topology;
 import com.supermarket.contract.WireFormat;
-import com.supermarket.contract.testing.HeldMessages;
-import com.supermarket.contract.testing.TestBroker;
-import com.supermarket.contract.testing.TestNode;
-import com.supermarket.contract.testing.TestServices;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DriverManager;

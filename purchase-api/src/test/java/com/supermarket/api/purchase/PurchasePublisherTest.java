@@ -18,7 +18,7 @@ import com.supermarket.api.PlatformProperties;
 import com.supermarket.api.broker.BlockedConnectionTracker;
 import com.supermarket.api.broker.ShardRouting;
 import com.supermarket.api.purchase.PublishRefusedException.Reason;
-import com.supermarket.contract.MessageTracing;
+import com.supermarket.broker.MessageTracing;
 import com.supermarket.contract.Purchase;
 import com.supermarket.contract.PurchaseBatch;
 import com.supermarket.contract.PurchaseItem;
@@ -45,7 +45,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.springframework.util.unit.DataSize;
 import org.springframework.amqp.AmqpConnectException;
 import org.springframework.amqp.AmqpTimeoutException;
 import org.springframework.amqp.core.Message;
@@ -55,6 +54,7 @@ import org.springframework.amqp.rabbit.connection.ConnectionBlockedEvent;
 import org.springframework.amqp.rabbit.connection.ConnectionUnblockedEvent;
 import org.springframework.amqp.rabbit.connection.CorrelationData;
 import org.springframework.amqp.rabbit.core.RabbitTemplate;
+import org.springframework.util.unit.DataSize;
 
 /** The group commit against a mocked template whose "broker" the test drives. */
 class PurchasePublisherTest {

@@ -2,12 +2,12 @@ package com.supermarket.purchases.ingest;
 
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.ShutdownSignalException;
+import com.supermarket.broker.MessageTracing;
+import com.supermarket.broker.Parking;
+import com.supermarket.broker.PurchaseLogContext;
 import com.supermarket.contract.MalformedMessageException;
-import com.supermarket.contract.MessageTracing;
-import com.supermarket.contract.Parking;
 import com.supermarket.contract.Purchase;
 import com.supermarket.contract.PurchaseBatch;
-import com.supermarket.contract.PurchaseLogContext;
 import com.supermarket.contract.WireFormat;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -81,7 +81,7 @@ class PurchaseBatchListener implements ChannelAwareMessageListener {
 
     /**
      * Settles the delivery on {@code channel}, the one it came on
-     * ({@link com.supermarket.contract.ShardConsumers#onDeliveringChannel}). A channel closed
+     * ({@link com.supermarket.broker.ShardConsumers#onDeliveringChannel}). A channel closed
      * meanwhile leaves the message to the broker, which redelivers it; the store ignores what it
      * holds already.
      */

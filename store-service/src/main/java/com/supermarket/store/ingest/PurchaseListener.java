@@ -1,13 +1,13 @@
 package com.supermarket.store.ingest;
 
 import com.rabbitmq.client.Channel;
+import com.supermarket.broker.MessageTracing;
+import com.supermarket.broker.Parking;
+import com.supermarket.broker.PurchaseLogContext;
 import com.supermarket.contract.MalformedMessageException;
-import com.supermarket.contract.MessageTracing;
-import com.supermarket.contract.Parking;
 import com.supermarket.contract.Purchase;
 import com.supermarket.contract.PurchaseBatch;
 import com.supermarket.contract.PurchaseItem;
-import com.supermarket.contract.PurchaseLogContext;
 import com.supermarket.contract.StorePartition;
 import com.supermarket.contract.WireFormat;
 import com.supermarket.store.counts.StoreCounts;

@@ -1,6 +1,6 @@
 package com.supermarket.store.query;
 
-import com.supermarket.contract.MessageTracing;
+import com.supermarket.broker.MessageTracing;
 import com.supermarket.contract.StoreQueries;
 import com.supermarket.contract.Topology;
 import com.supermarket.contract.WireFormat;
