@@ -29,9 +29,9 @@ class StoreCopiesTest {
         assertThat(Topology.storeExchange(12)).isEqualTo("storeX.c12");
         assertThatThrownBy(() -> Topology.storeExchange(-1)).isInstanceOf(IllegalArgumentException.class);
         // The shard queues of copy 1 are never taken for copy 0's, nor the other way round.
-        assertThat(Topology.isShardQueueOf("sharding: storeX.c1 - rabbit@a - 0", Topology.STORE_EXCHANGE)).isFalse();
-        assertThat(Topology.isShardQueueOf("sharding: storeX - rabbit@a - 0", "storeX.c1")).isFalse();
-        assertThat(Topology.isShardQueueOf("sharding: storeX.c1 - rabbit@a - 0", "storeX.c1")).isTrue();
+        assertThat("sharding: storeX.c1 - rabbit@a - 0").doesNotStartWith(Topology.shardQueuePrefix(Topology.STORE_EXCHANGE));
+        assertThat("sharding: storeX - rabbit@a - 0").doesNotStartWith(Topology.shardQueuePrefix("storeX.c1"));
+        assertThat("sharding: storeX.c1 - rabbit@a - 0").startsWith(Topology.shardQueuePrefix("storeX.c1"));
         assertThat(Topology.replicatedShardName("storeX.c1", 3)).isEqualTo("storeX.c1.shard.3");
     }
 

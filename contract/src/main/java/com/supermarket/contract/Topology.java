@@ -100,11 +100,6 @@ public final class Topology {
         return names;
     }
 
-    /** Whether {@code queue} is a shard queue of {@code exchange}. */
-    public static boolean isShardQueueOf(String queue, String exchange) {
-        return queue.startsWith(shardQueuePrefix(exchange));
-    }
-
     /**
      * The routing key of a message holding purchases of {@code storeId} when {@code shards} shard
      * queues are bound to each sharded exchange: the key that {@value #SHARDING_EXCHANGE_TYPE}

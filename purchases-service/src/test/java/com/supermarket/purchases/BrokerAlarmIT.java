@@ -80,7 +80,7 @@ class BrokerAlarmIT {
                 && broker.shardQueues(Topology.PURCHASE_EXCHANGE).size() == SHARDS);
         HeldMessages held = broker.held("alarm-poison", Topology.INGRESS_EXCHANGE);
         Purchase besideThePoison = TestPurchases.atStore(7);
-        TestPurchases.publishBatchBody(broker.newConnection(), held.exchange(), besideThePoison.routingKey(),
+        TestPurchases.publishBatchBody(broker.newConnection(), held.exchange(), Integer.toString(besideThePoison.storeId()),
                 PurchaseBatch.frame(List.of(WireFormat.encode(besideThePoison), "{\"purchaseId\":\"nope\"}".getBytes(StandardCharsets.UTF_8))));
         List<Purchase> purchases = TestPurchases.random(600);
         TestPurchases.publish(broker.newConnection(), held.exchange(), purchases);

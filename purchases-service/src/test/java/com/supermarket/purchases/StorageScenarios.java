@@ -168,7 +168,7 @@ abstract class StorageScenarios {
     }
 
     @Test
-    void aPoisonLegacyMessageIsParkedAndTheNextOneIsStored() {
+    void aMessageOfOnePoisonPurchaseIsParkedAndTheNextOneIsStored() {
         Purchase good = TestPurchases.atStore(3);
         long parkedBefore = broker.messageCount(Topology.PARKING_QUEUE);
 

@@ -12,6 +12,7 @@ import com.supermarket.broker.testing.HeldMessages;
 import com.supermarket.broker.testing.TestBroker;
 import com.supermarket.broker.testing.TestNode;
 import com.supermarket.contract.Purchase;
+import com.supermarket.contract.PurchaseBatch;
 import com.supermarket.contract.PurchaseItem;
 import com.supermarket.contract.StoreQuery;
 import com.supermarket.contract.StoreQueryReply;
@@ -144,9 +145,9 @@ class BrokerAlarmIT {
         long parkedBefore = channel.queueDeclarePassive(Topology.PARKING_QUEUE).getMessageCount();
         Purchase poison = new Purchase(UUID.randomUUID(), 5_000, 5_000_000, LocalDate.of(2021, 1, 1),
                 List.of(new PurchaseItem(1, 1)), Instant.now());
-        channel.basicPublish(purchases.exchange(), poison.routingKey(), new AMQP.BasicProperties.Builder()
-                .contentType(WireFormat.CONTENT_TYPE).messageId(poison.purchaseId().toString()).deliveryMode(2).build(),
-                WireFormat.encode(poison));
+        channel.basicPublish(purchases.exchange(), Integer.toString(poison.storeId()), new AMQP.BasicProperties.Builder()
+                .contentType(WireFormat.CONTENT_TYPE).type(PurchaseBatch.MESSAGE_TYPE).messageId(poison.purchaseId().toString())
+                .deliveryMode(2).build(), PurchaseBatch.frame(List.of(WireFormat.encode(poison))));
         EXPECTED.publish(channel, purchases.exchange(), 1_000);
         channel.waitForConfirmsOrDie(10_000);
 

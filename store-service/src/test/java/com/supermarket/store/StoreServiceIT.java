@@ -255,8 +255,10 @@ class StoreServiceIT {
 
     @Test
     void badQueriesGetErrorRepliesWithoutTypeHeaders() throws Exception {
-        RpcClient.Reply malformed = rpc.call("{\"kind\":\"NOPE\"}".getBytes(StandardCharsets.UTF_8));
-        assertThat(malformed.decoded().status()).isEqualTo(Status.BAD_REQUEST);
+        RpcClient.Reply malformed = rpc.call("{\"queries\":[{\"kind\":\"NOPE\"}]}".getBytes(StandardCharsets.UTF_8),
+                StoreQueries.MESSAGE_TYPE);
+        assertThat(WireFormat.decode(malformed.body(), StoreQueries.Replies.class).replies())
+                .singleElement().extracting(StoreQueryReply::status).isEqualTo(Status.BAD_REQUEST);
         assertThat(malformed.properties().getContentType()).isEqualTo(WireFormat.CONTENT_TYPE);
         assertThat(malformed.properties().getHeaders()).doesNotContainKey("__TypeId__");
 
@@ -298,7 +300,8 @@ class StoreServiceIT {
 
     /** As purchase-api publishes: to the ingress exchange, routing key = store, persistent, confirmed. */
     private static void publish(Purchase purchase) {
-        publishRaw(purchase.routingKey(), WireFormat.encode(purchase), purchase.purchaseId().toString());
+        publishRaw(Integer.toString(purchase.storeId()), PurchaseBatch.frame(List.of(WireFormat.encode(purchase))),
+                purchase.purchaseId().toString(), PurchaseBatch.MESSAGE_TYPE);
     }
 
     private static void publishRaw(String routingKey, byte[] body) {

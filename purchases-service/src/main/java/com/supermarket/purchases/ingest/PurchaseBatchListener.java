@@ -26,8 +26,7 @@ import org.springframework.amqp.rabbit.listener.api.ChannelAwareMessageListener;
 import org.springframework.stereotype.Component;
 
 /**
- * Applies one delivery from a {@code purchaseX} shard queue: a {@link PurchaseBatch} (or a
- * legacy single purchase) is decoded, its purchases stored through the {@link BatchWriter} (each
+ * Applies one delivery from a {@code purchaseX} shard queue: a {@link PurchaseBatch} is decoded, its purchases stored through the {@link BatchWriter} (each
  * exactly once: the store is idempotent on the purchase id), each poison element, and each
  * purchase the writer proves bad, parked alone with a confirm ({@link Parking}), and only
  * then the message is acknowledged ({@code multiple}: every earlier delivery on the channel is

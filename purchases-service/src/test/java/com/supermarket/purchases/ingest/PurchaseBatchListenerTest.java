@@ -102,10 +102,10 @@ class PurchaseBatchListenerTest {
     }
 
     @Test
-    void storesALegacySinglePurchaseMessage() throws Exception {
+    void storesABatchOfOnePurchase() throws Exception {
         Purchase single = purchase(1);
 
-        listener.onMessage(new Message(WireFormat.encode(single), properties(3, null)), channel);
+        listener.onMessage(batch(3, WireFormat.encode(single)), channel);
 
         assertThat(repository.stored).containsOnlyKeys(single.purchaseId());
         verify(channel).basicAck(3, true);

@@ -27,8 +27,7 @@ import org.springframework.amqp.rabbit.listener.api.ChannelAwareMessageListener;
 import org.springframework.stereotype.Component;
 
 /**
- * Applies each message delivered from a shard queue, a {@link PurchaseBatch} or a single legacy
- * purchase, to the counts, and hands it to the {@link Acknowledger}, which acknowledges it once
+ * Applies each message delivered from a shard queue, a {@link PurchaseBatch}, to the counts, and hands it to the {@link Acknowledger}, which acknowledges it once
  * its effect is durable. Each purchase counts once (the dedup window is per purchase id). A
  * poison element of a batch (undecodable, or naming a store or item outside the platform's
  * ranges, or a store of another store partition) is parked alone in {@code purchases.parking} with a publisher confirm before its

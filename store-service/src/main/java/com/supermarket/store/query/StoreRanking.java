@@ -53,25 +53,18 @@ class StoreRanking {
         }
     }
 
-    /** Answers a single {@link StoreQuery} in its wire form (a request without a message type). */
-    StoreQueryReply answer(byte[] requestBody) {
-        long start = System.nanoTime();
-        StoreQuery query;
-        try {
-            query = WireFormat.decode(requestBody, StoreQuery.class);
-        } catch (MalformedMessageException e) {
-            return malformed(start, "malformed query: " + e.getMessage());
-        }
-        return answer(query);
-    }
-
     /**
-     * Answers a {@link StoreQueries} in its wire form: one reply per query, in order. A body that
-     * cannot be read as queries gets one {@code BAD_REQUEST} reply, which the caller cannot
-     * match to its queries and reports as a bad reply.
+     * Answers a {@link StoreQueries} request in its wire form, its AMQP {@code type} and body:
+     * one reply per query, in order. A request of another type, or whose body cannot be read as
+     * queries, gets one {@code BAD_REQUEST} reply, which the caller cannot match to its queries
+     * and reports as a bad reply.
      */
-    StoreQueries.Replies answerAll(byte[] requestBody) {
+    StoreQueries.Replies answerAll(String type, byte[] requestBody) {
         long start = System.nanoTime();
+        if (!StoreQueries.MESSAGE_TYPE.equals(type)) {
+            return new StoreQueries.Replies(List.of(malformed(start, "malformed queries: the message type is " + type
+                    + ", not " + StoreQueries.MESSAGE_TYPE)));
+        }
         StoreQueries queries;
         try {
             queries = WireFormat.decode(requestBody, StoreQueries.class);

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.supermarket.contract.Purchase;
 import com.supermarket.contract.PurchaseItem;
 import com.supermarket.contract.StorePartition;
+import com.supermarket.contract.StoreQueries;
 import com.supermarket.contract.StoreQuery;
 import com.supermarket.contract.StoreQuery.Kind;
 import com.supermarket.contract.StoreQueryReply;
@@ -27,7 +28,12 @@ class StoreRankingTest {
     private final StoreRanking ranking = new StoreRanking(counts, new StorePartition(0, 1), new QueryProperties(2, 20), registry);
 
     private StoreQueryReply ask(Kind kind, int id, int limit) {
-        return ranking.answer(WireFormat.encode(new StoreQuery(kind, id, limit)));
+        return ask(ranking, new StoreQuery(kind, id, limit));
+    }
+
+    private static StoreQueryReply ask(StoreRanking ranking, StoreQuery query) {
+        return ranking.answerAll(StoreQueries.MESSAGE_TYPE, WireFormat.encode(new StoreQueries(List.of(query)))).replies()
+                .getFirst();
     }
 
     @Test
@@ -46,11 +52,11 @@ class StoreRankingTest {
     void aStoreOfAnotherPartitionIsRefusedNeverAnsweredEmpty() {
         StoreRanking secondOfTwo = new StoreRanking(counts, new StorePartition(1, 2), new QueryProperties(2, 20), registry);
 
-        StoreQueryReply reply = secondOfTwo.answer(WireFormat.encode(new StoreQuery(Kind.TOP_ITEMS_AT_STORE, 4, 10)));
+        StoreQueryReply reply = ask(secondOfTwo, new StoreQuery(Kind.TOP_ITEMS_AT_STORE, 4, 10));
 
         assertThat(reply.status()).isEqualTo(Status.BAD_REQUEST);
         assertThat(reply.message()).contains("store 4 belongs to store partition 0", "STORE_PARTITIONS");
-        assertThat(secondOfTwo.answer(WireFormat.encode(new StoreQuery(Kind.TOP_ITEMS_AT_STORE, 3, 10))).status())
+        assertThat(ask(secondOfTwo, new StoreQuery(Kind.TOP_ITEMS_AT_STORE, 3, 10)).status())
                 .isEqualTo(Status.OK);
     }
 
@@ -70,12 +76,25 @@ class StoreRankingTest {
 
     @Test
     void malformedRequestsAreBadRequestsNotExceptions() {
-        for (String body : new String[] {"", "{", "[]", "{\"kind\":\"TOP_ITEMS_AT_STORE\",\"id\":1}",
-                "{\"kind\":\"NOPE\",\"id\":1,\"limit\":1}", "{\"id\":1,\"limit\":1}"}) {
-            StoreQueryReply reply = ranking.answer(body.getBytes(StandardCharsets.UTF_8));
-            assertThat(reply.status()).as(body).isEqualTo(Status.BAD_REQUEST);
-            assertThat(reply.message()).as(body).startsWith("malformed query");
+        for (String body : new String[] {"", "{", "[]", "{\"queries\":[]}", "{\"queries\":[{\"kind\":\"TOP_ITEMS_AT_STORE\",\"id\":1}]}",
+                "{\"queries\":[{\"kind\":\"NOPE\",\"id\":1,\"limit\":1}]}", "{\"queries\":[{\"id\":1,\"limit\":1}]}"}) {
+            List<StoreQueryReply> replies = ranking.answerAll(StoreQueries.MESSAGE_TYPE, body.getBytes(StandardCharsets.UTF_8))
+                    .replies();
+            assertThat(replies).as(body).singleElement().satisfies(reply -> {
+                assertThat(reply.status()).isEqualTo(Status.BAD_REQUEST);
+                assertThat(reply.message()).startsWith("malformed queries");
+            });
         }
-        assertThat(registry.get("store.queries").tag("kind", "unknown").timer().count()).isEqualTo(6);
+        assertThat(registry.get("store.queries").tag("kind", "unknown").timer().count()).isEqualTo(7);
+    }
+
+    @Test
+    void aRequestOfAnotherTypeIsABadRequest() {
+        byte[] single = WireFormat.encode(new StoreQuery(Kind.TOP_ITEMS_AT_STORE, 1, 1));
+
+        for (String type : new String[] {null, "store-query/1"}) {
+            assertThat(ranking.answerAll(type, single).replies()).as(type).singleElement()
+                    .extracting(StoreQueryReply::status).isEqualTo(Status.BAD_REQUEST);
+        }
     }
 }
