@@ -1,5 +1,6 @@
 package com.supermarket.broker;
 
+import com.supermarket.contract.IdRanges;
 import java.time.Duration;
 import org.springframework.amqp.core.AmqpAdmin;
 import org.springframework.amqp.core.Declarables;
@@ -12,8 +13,8 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 
 /**
- * The broker beans every service shares, imported by each service's configuration: the shared
- * settings ({@code platform.broker.*}), bounds on the AMQP client's blocking calls
+ * The broker beans every service shares, imported by each service's configuration: the id ranges
+ * ({@link IdRanges}), the shared settings ({@code platform.broker.*}), bounds on the AMQP client's blocking calls
  * ({@code platform.broker.client.*}), the topology as a bean (so Spring's admin declares it
  * again on every new connection; nothing when the service may not declare,
  * {@code BROKER_DECLARE=false}), and the {@link BrokerSetup} that declares it once explicitly and
@@ -22,6 +23,12 @@ import org.springframework.core.env.Environment;
  */
 @Configuration(proxyBeanMethods = false)
 public class BrokerBeans {
+
+    /** The id ranges every service agrees on ({@code platform.max-stores}, {@code platform.max-item-id}). */
+    @Bean
+    public IdRanges idRanges(Environment environment) {
+        return Binder.get(environment).bindOrCreate(IdRanges.PREFIX, IdRanges.class);
+    }
 
     @Bean
     public BrokerSettings brokerSettings(Environment environment) {

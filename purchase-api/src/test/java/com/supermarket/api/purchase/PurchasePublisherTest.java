@@ -14,11 +14,11 @@ import static org.mockito.Mockito.verify;
 import static org.mockito.Mockito.when;
 
 import com.supermarket.api.Deadlines;
-import com.supermarket.api.PlatformProperties;
 import com.supermarket.api.broker.BlockedConnectionTracker;
 import com.supermarket.api.broker.ShardRouting;
 import com.supermarket.api.purchase.PublishRefusedException.Reason;
 import com.supermarket.broker.MessageTracing;
+import com.supermarket.contract.IdRanges;
 import com.supermarket.contract.Purchase;
 import com.supermarket.contract.PurchaseBatch;
 import com.supermarket.contract.PurchaseItem;
@@ -175,7 +175,7 @@ class PurchasePublisherTest {
                 Duration.ofSeconds(5)));
     }
 
-    private static final PurchaseRequestParser PARSER = new PurchaseRequestParser(new PlatformProperties(1024, 100000),
+    private static final PurchaseRequestParser PARSER = new PurchaseRequestParser(new IdRanges(1024, 100000),
             new PurchaseLimits(100, DataSize.ofKilobytes(64)));
 
     private static PurchaseRequest purchase(int store) {

@@ -1,9 +1,9 @@
 package com.supermarket.store.query;
 
 import com.supermarket.contract.MalformedMessageException;
+import com.supermarket.contract.StorePartition;
 import com.supermarket.contract.StoreQueries;
 import com.supermarket.contract.StoreQuery;
-import com.supermarket.contract.StorePartition;
 import com.supermarket.contract.StoreQueryReply;
 import com.supermarket.contract.WireFormat;
 import com.supermarket.store.counts.StoreCounts;
@@ -30,14 +30,12 @@ class StoreRanking {
 
     private final StoreCounts counts;
     private final StorePartition partition;
-    private final int maxLimit;
     /** One timer per kind (or "unknown") and status, built once: no registry lookup per query. */
     private final Map<String, Map<StoreQueryReply.Status, Timer>> timers = new HashMap<>();
 
-    StoreRanking(StoreCounts counts, StorePartition partition, QueryProperties properties, MeterRegistry registry) {
+    StoreRanking(StoreCounts counts, StorePartition partition, MeterRegistry registry) {
         this.counts = counts;
         this.partition = partition;
-        this.maxLimit = properties.maxLimit();
         List<String> kinds = new ArrayList<>();
         for (StoreQuery.Kind kind : StoreQuery.Kind.values()) {
             kinds.add(kind.name());
@@ -92,8 +90,8 @@ class StoreRanking {
     }
 
     private StoreQueryReply rank(StoreQuery query) {
-        if (query.limit() < 1 || query.limit() > maxLimit) {
-            return StoreQueryReply.badRequest("limit must be between 1 and " + maxLimit + ": " + query.limit());
+        if (!StoreQuery.isValidLimit(query.limit())) {
+            return StoreQueryReply.badRequest("limit must be between 1 and " + StoreQuery.MAX_LIMIT + ": " + query.limit());
         }
         return switch (query.kind()) {
             case TOP_ITEMS_AT_STORE -> !counts.isKnownStore(query.id())

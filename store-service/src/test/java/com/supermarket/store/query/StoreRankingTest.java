@@ -6,11 +6,11 @@ import com.supermarket.contract.Purchase;
 import com.supermarket.contract.PurchaseItem;
 import com.supermarket.contract.StorePartition;
 import com.supermarket.contract.StoreQueries;
-import com.supermarket.contract.StoreQuery;
 import com.supermarket.contract.StoreQuery.Kind;
-import com.supermarket.contract.StoreQueryReply;
+import com.supermarket.contract.StoreQuery;
 import com.supermarket.contract.StoreQueryReply.Ranked;
 import com.supermarket.contract.StoreQueryReply.Status;
+import com.supermarket.contract.StoreQueryReply;
 import com.supermarket.contract.WireFormat;
 import com.supermarket.store.counts.StoreCounts;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -25,7 +25,7 @@ class StoreRankingTest {
 
     private final StoreCounts counts = new StoreCounts(8, 100, 16);
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    private final StoreRanking ranking = new StoreRanking(counts, new StorePartition(0, 1), new QueryProperties(2, 20), registry);
+    private final StoreRanking ranking = new StoreRanking(counts, new StorePartition(0, 1), registry);
 
     private StoreQueryReply ask(Kind kind, int id, int limit) {
         return ask(ranking, new StoreQuery(kind, id, limit));
@@ -50,7 +50,7 @@ class StoreRankingTest {
 
     @Test
     void aStoreOfAnotherPartitionIsRefusedNeverAnsweredEmpty() {
-        StoreRanking secondOfTwo = new StoreRanking(counts, new StorePartition(1, 2), new QueryProperties(2, 20), registry);
+        StoreRanking secondOfTwo = new StoreRanking(counts, new StorePartition(1, 2), registry);
 
         StoreQueryReply reply = ask(secondOfTwo, new StoreQuery(Kind.TOP_ITEMS_AT_STORE, 4, 10));
 
@@ -70,8 +70,9 @@ class StoreRankingTest {
     @Test
     void limitsOutsideOneToTheMaximumAreBadRequests() {
         assertThat(ask(Kind.TOP_ITEMS_AT_STORE, 1, 0).status()).isEqualTo(Status.BAD_REQUEST);
-        assertThat(ask(Kind.TOP_STORES_FOR_ITEM, 1, 21).message()).contains("between 1 and 20");
-        assertThat(ask(Kind.TOP_STORES_FOR_ITEM, 1, 20).status()).isEqualTo(Status.OK);
+        assertThat(ask(Kind.TOP_STORES_FOR_ITEM, 1, StoreQuery.MAX_LIMIT + 1).message())
+                .contains("between 1 and " + StoreQuery.MAX_LIMIT);
+        assertThat(ask(Kind.TOP_STORES_FOR_ITEM, 1, StoreQuery.MAX_LIMIT).status()).isEqualTo(Status.OK);
     }
 
     @Test

@@ -3,6 +3,7 @@ package com.supermarket.broker;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.supermarket.broker.BrokerSettings.TopologyMode;
+import com.supermarket.contract.IdRanges;
 import java.net.URI;
 import java.time.Duration;
 import java.util.Map;
@@ -13,7 +14,7 @@ import org.springframework.core.env.MapPropertySource;
 import org.springframework.core.env.StandardEnvironment;
 import org.springframework.core.env.SystemEnvironmentPropertySource;
 
-class BrokerDefaultsTest {
+class PlatformDefaultsTest {
 
     @Test
     void aServiceWithoutBrokerSettingsOfItsOwnGetsTheSharedDefaults() {
@@ -25,12 +26,14 @@ class BrokerDefaultsTest {
                 Duration.ofSeconds(2), TopologyMode.SHARDED, 8, true, 1, 1));
         assertThat(Binder.get(environment).bindOrCreate(BrokerBeans.ClientTimeouts.PREFIX, BrokerBeans.ClientTimeouts.class))
                 .isEqualTo(new BrokerBeans.ClientTimeouts(Duration.ofSeconds(5), Duration.ofSeconds(5)));
+        assertThat(new BrokerBeans().idRanges(environment)).isEqualTo(new IdRanges(1024, 100_000));
     }
 
     @Test
     void theEnvironmentVariablesAndTheServicesOwnFileOverrideTheDefaults() {
         StandardEnvironment environment = environment(
-                Map.of("BROKER_TOPOLOGY_MODE", "replicated", "STORE_PARTITIONS", "2", "PLATFORM_BROKER_STORE_COPIES", "3"),
+                Map.of("BROKER_TOPOLOGY_MODE", "replicated", "STORE_PARTITIONS", "2", "PLATFORM_BROKER_STORE_COPIES", "3",
+                        "PLATFORM_MAX_STORES", "64"),
                 Map.of("platform.broker.replicated-shards", "12"));
 
         BrokerSettings settings = bind(environment);
@@ -40,16 +43,17 @@ class BrokerDefaultsTest {
         assertThat(settings.storeCopies()).isEqualTo(3);
         assertThat(settings.replicatedShards()).isEqualTo(12);
         assertThat(settings.shardsPerNode()).isEqualTo(4);
+        assertThat(new BrokerBeans().idRanges(environment)).isEqualTo(new IdRanges(64, 100_000));
     }
 
     @Test
     void isAddedOnceBelowTheApplicationsOwnSources() {
         StandardEnvironment environment = environment(Map.of(), Map.of());
 
-        new BrokerDefaults().postProcessEnvironment(environment, new SpringApplication());
+        new PlatformDefaults().postProcessEnvironment(environment, new SpringApplication());
 
         assertThat(environment.getPropertySources().stream().map(source -> source.getName()))
-                .containsOnlyOnce(BrokerDefaults.SOURCE_NAME).last().isEqualTo(BrokerDefaults.SOURCE_NAME);
+                .containsOnlyOnce(PlatformDefaults.SOURCE_NAME).last().isEqualTo(PlatformDefaults.SOURCE_NAME);
     }
 
     /** An environment as Boot has it when the post-processors run: variables, then the service's files. */
@@ -57,7 +61,7 @@ class BrokerDefaultsTest {
         StandardEnvironment environment = new StandardEnvironment();
         environment.getPropertySources().addFirst(new SystemEnvironmentPropertySource("test-variables", variables));
         environment.getPropertySources().addLast(new MapPropertySource("application.yml", applicationYml));
-        new BrokerDefaults().postProcessEnvironment(environment, new SpringApplication());
+        new PlatformDefaults().postProcessEnvironment(environment, new SpringApplication());
         return environment;
     }
 

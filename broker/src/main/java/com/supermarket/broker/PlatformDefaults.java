@@ -11,16 +11,17 @@ import org.springframework.core.env.PropertySource;
 import org.springframework.core.io.ClassPathResource;
 
 /**
- * The defaults of the broker settings every service shares ({@value #RESOURCE}: the
- * {@value BrokerSettings#PREFIX} block and its environment variables), written once for the
+ * The defaults of the settings every service shares ({@value #RESOURCE}: the id ranges,
+ * {@code platform.max-stores} and {@code platform.max-item-id}, and the
+ * {@value BrokerSettings#PREFIX} block, with their environment variables), written once for the
  * three services. Added below every other property source (only Boot's {@code defaultProperties}
  * lie lower), so a service's {@code application.yml}, a profile, a test's properties or the
  * environment override each of them. Registered in {@code META-INF/spring.factories}; stateless.
  */
-public class BrokerDefaults implements EnvironmentPostProcessor {
+public class PlatformDefaults implements EnvironmentPostProcessor {
 
-    static final String RESOURCE = "com/supermarket/broker/broker-defaults.yml";
-    static final String SOURCE_NAME = "brokerDefaults";
+    static final String RESOURCE = "com/supermarket/broker/platform-defaults.yml";
+    static final String SOURCE_NAME = "platformDefaults";
 
     @Override
     public void postProcessEnvironment(ConfigurableEnvironment environment, SpringApplication application) {
