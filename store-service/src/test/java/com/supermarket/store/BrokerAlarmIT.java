@@ -14,6 +14,7 @@ import com.supermarket.broker.testing.TestNode;
 import com.supermarket.contract.Purchase;
 import com.supermarket.contract.PurchaseBatch;
 import com.supermarket.contract.PurchaseItem;
+import com.supermarket.contract.StoreQueries;
 import com.supermarket.contract.StoreQuery;
 import com.supermarket.contract.StoreQueryReply;
 import com.supermarket.contract.Topology;
@@ -111,8 +112,9 @@ class BrokerAlarmIT {
         String replies = channel.queueDeclare().getQueue();
         EXPECTED.publish(channel, purchases.exchange(), 1_000);
         channel.basicPublish(queries.exchange(), Topology.STORE_RPC_QUEUE, new AMQP.BasicProperties.Builder()
-                .contentType(WireFormat.CONTENT_TYPE).correlationId("during-the-alarm").replyTo(replies).build(),
-                WireFormat.encode(new StoreQuery(StoreQuery.Kind.TOP_ITEMS_AT_STORE, 1, 5)));
+                .contentType(WireFormat.CONTENT_TYPE).type(StoreQueries.MESSAGE_TYPE).correlationId("during-the-alarm")
+                .replyTo(replies).build(),
+                WireFormat.encode(new StoreQueries(List.of(new StoreQuery(StoreQuery.Kind.TOP_ITEMS_AT_STORE, 1, 5)))));
         channel.waitForConfirmsOrDie(10_000);
 
         NODE.raiseMemoryAlarm();
@@ -136,7 +138,8 @@ class BrokerAlarmIT {
                 .until(() -> channel.queueDeclarePassive(replies).getMessageCount() == 1);
         GetResponse reply = channel.basicGet(replies, true);
         assertThat(reply.getProps().getCorrelationId()).isEqualTo("during-the-alarm");
-        assertThat(WireFormat.decode(reply.getBody(), StoreQueryReply.class).status()).isEqualTo(StoreQueryReply.Status.OK);
+        assertThat(WireFormat.decode(reply.getBody(), StoreQueries.Replies.class).replies()).singleElement()
+                .extracting(StoreQueryReply::status).isEqualTo(StoreQueryReply.Status.OK);
     }
 
     @Test
