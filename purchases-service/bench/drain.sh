@@ -37,7 +37,8 @@ vhost="${BENCH_VHOST:-bench-drain}" database="${BENCH_DATABASE:-purchases_bench_
 management_port="${BENCH_MANAGEMENT_PORT:-28483}"
 management=http://localhost:15672 auth=guest:guest
 [[ -f "$jar" ]] || { echo "build the jar first: ./mvnw -B -ntp -pl purchases-service -am package -DskipTests" >&2; exit 1; }
-classpath="$root/contract/target/classes:$("$root/mvnw" -B -ntp -q -f "$root/pom.xml" -pl contract \
+# The broker module's classpath: the contract's classes and jars plus the AMQP client.
+classpath="$root/contract/target/classes:$("$root/mvnw" -B -ntp -q -f "$root/pom.xml" -pl broker \
   dependency:build-classpath -Dmdep.outputFile=/dev/stdout)"
 
 pid=""

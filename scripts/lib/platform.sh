@@ -52,7 +52,7 @@ build_if_needed() {
   for module in "$@"; do
     local jar; jar="$(jar_of "$module")"
     if [[ ! -f "$jar" ]]; then stale="$module (no jar)"; break; fi
-    if [[ -n "$(find "$ROOT/$module/src/main" "$ROOT/$module/pom.xml" "$ROOT/contract/src/main" "$ROOT/pom.xml" \
+    if [[ -n "$(find "$ROOT/$module/src/main" "$ROOT/$module/pom.xml" "$ROOT/contract/src/main" "$ROOT/broker/src/main" "$ROOT/pom.xml" \
                   -newer "$jar" -type f -print -quit 2>/dev/null)" ]]; then
       stale="$module (sources changed)"; break
     fi

@@ -12,7 +12,8 @@ import java.util.UUID;
  * services. Immutable and therefore safe to share between threads.
  *
  * @param purchaseId unique id assigned by purchase-api; consumers deduplicate on it
- * @param storeId    the store, 1..maxStores; also the routing key, so one store stays on one shard
+ * @param storeId    the store, 1..maxStores; its shard queue's routing key ({@link Topology#routingKey}) keeps
+ *                   a store on one shard
  * @param customerId the customer
  * @param date       the purchase date (the {@code yyyyMMdd} path segment of the API)
  * @param items      at least one item line
@@ -73,10 +74,5 @@ public record Purchase(UUID purchaseId, int storeId, int customerId, LocalDate d
             }
         }
         return true;
-    }
-
-    /** The routing key both sharded exchanges hash: the store id in decimal. */
-    public String routingKey() {
-        return Integer.toString(storeId);
     }
 }

@@ -17,9 +17,8 @@ import tools.jackson.databind.JsonNode;
  * <h2>Wire format, version 1</h2>
  * The AMQP {@code type} property is {@value #MESSAGE_TYPE}; the body is the JSON object
  * {@code {"version":1,"purchases":[<purchase>, ...]}}, each element a {@link Purchase} in
- * {@link WireFormat}'s encoding. A message without a {@code type} is a single {@link Purchase}
- * (the format before batches), which {@link #decode} still reads, so consumers can be upgraded
- * before the producers. Every purchase of one message belongs to stores of one shard queue
+ * {@link WireFormat}'s encoding; a message of any other type, or of none, is malformed. Every
+ * purchase of one message belongs to stores of one shard queue
  * ({@link Topology#routingKey}), so a store's purchases still reach one shard queue.
  *
  * <p>Immutable and thread-safe; the codec methods are static and stateless.
@@ -71,19 +70,16 @@ public record PurchaseBatch(int version, List<Purchase> purchases) {
     }
 
     /**
-     * Decodes a message: a batch when {@code type} is {@value #MESSAGE_TYPE}, a single purchase
-     * when {@code type} is null or empty. Each purchase is decoded on its own, so one that is
+     * Decodes a batch message, whose {@code type} is {@value #MESSAGE_TYPE}. Each purchase is
+     * decoded on its own, so one that is
      * malformed or breaks an invariant lands in {@link Decoded#poison()} with its raw JSON while
      * the others decode normally.
      *
-     * @throws MalformedMessageException if the message as a whole cannot be read (unknown type
-     *                                   or version, not JSON, no purchases array): nothing in it
+     * @throws MalformedMessageException if the message as a whole cannot be read (no type, an
+     *                                   unknown type or version, not JSON, no purchases array): nothing in it
      *                                   can be trusted, so the whole message is poison
      */
     public static Decoded decode(String type, byte[] body) {
-        if (type == null || type.isEmpty()) {
-            return decodeSingle(body);
-        }
         if (!MESSAGE_TYPE.equals(type)) {
             throw new MalformedMessageException("unknown message type '" + type + "', expected " + MESSAGE_TYPE, null);
         }
@@ -112,14 +108,6 @@ public record PurchaseBatch(int version, List<Purchase> purchases) {
             }
         }
         return new Decoded(List.copyOf(purchases), List.copyOf(poison));
-    }
-
-    private static Decoded decodeSingle(byte[] body) {
-        try {
-            return new Decoded(List.of(WireFormat.decode(body, Purchase.class)), List.of());
-        } catch (MalformedMessageException e) {
-            return new Decoded(List.of(), List.of(new Poison(body, e.getMessage())));
-        }
     }
 
     /**

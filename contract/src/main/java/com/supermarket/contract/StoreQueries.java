@@ -8,9 +8,8 @@ import java.util.List;
  * purchase-api sends together the queries that arrive while earlier ones await their replies:
  * one message, one delivery and one reply for many GETs.
  *
- * <p>The AMQP {@code type} property is {@value #MESSAGE_TYPE}. A request without it is a
- * single {@link StoreQuery} answered by a single {@link StoreQueryReply}, as purchase-api sent
- * before it batched; store-service still answers those, so it is upgraded first.
+ * <p>The AMQP {@code type} property is {@value #MESSAGE_TYPE}; a request of any other type, or
+ * of none, is answered by one {@code BAD_REQUEST} reply.
  *
  * @param queries at least one
  */

@@ -7,9 +7,18 @@ import java.util.Objects;
  *
  * @param kind  which ranking is asked for
  * @param id    the store id (for {@link Kind#TOP_ITEMS_AT_STORE}) or the item id
- * @param limit how many entries at most, at least 1
+ * @param limit how many entries at most, 1..{@value #MAX_LIMIT}: purchase-api refuses another
+ *              limit, store-service answers one it receives with {@code BAD_REQUEST}
  */
 public record StoreQuery(Kind kind, int id, int limit) {
+
+    /** The largest {@code limit} a query may ask for. */
+    public static final int MAX_LIMIT = 1000;
+
+    /** Whether {@code limit} is one a query may ask for, 1..{@value #MAX_LIMIT}. */
+    public static boolean isValidLimit(long limit) {
+        return limit >= 1 && limit <= MAX_LIMIT;
+    }
 
     public StoreQuery {
         Objects.requireNonNull(kind, "kind");

@@ -1,5 +1,6 @@
 package com.supermarket.contract;
 
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -90,9 +91,13 @@ public final class Topology {
         return exchange + ".shard." + index;
     }
 
-    /** Whether {@code queue} is a shard queue of {@code exchange}. */
-    public static boolean isShardQueueOf(String queue, String exchange) {
-        return queue.startsWith(shardQueuePrefix(exchange));
+    /** The fixed shard queue names of {@code exchange} in {@code replicated} mode, in order. */
+    public static List<String> replicatedShards(String exchange, int count) {
+        List<String> names = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            names.add(replicatedShardName(exchange, i));
+        }
+        return names;
     }
 
     /**
@@ -113,7 +118,7 @@ public final class Topology {
 
     /**
      * The sharded exchanges with one store copy group, each consumed by one service; with more
-     * copies, {@link BrokerSettings#shardedExchanges()}.
+     * copies, one per copy group ({@link #storeExchange}).
      */
     public static final List<String> SHARDED_EXCHANGES = List.of(PURCHASE_EXCHANGE, STORE_EXCHANGE);
 

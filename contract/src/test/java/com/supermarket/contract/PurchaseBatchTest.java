@@ -41,11 +41,13 @@ class PurchaseBatchTest {
     }
 
     @Test
-    void aMessageWithoutTypeIsOneLegacyPurchase() {
-        Purchase single = purchase(9);
+    void aMessageWithoutTheBatchTypeIsMalformedWhole() {
+        byte[] single = WireFormat.encode(purchase(9));
 
-        assertThat(PurchaseBatch.decode(null, WireFormat.encode(single)).purchases()).containsExactly(single);
-        assertThat(PurchaseBatch.decode("", utf8("garbage")).poison()).hasSize(1);
+        assertThatThrownBy(() -> PurchaseBatch.decode(null, single)).isInstanceOf(MalformedMessageException.class);
+        assertThatThrownBy(() -> PurchaseBatch.decode("", single)).isInstanceOf(MalformedMessageException.class);
+        assertThatThrownBy(() -> PurchaseBatch.decode("purchase/1", PurchaseBatch.frame(List.of(single))))
+                .isInstanceOf(MalformedMessageException.class);
     }
 
     @Test

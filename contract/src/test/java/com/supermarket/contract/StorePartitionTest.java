@@ -1,5 +1,6 @@
 package com.supermarket.contract;
 
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -21,7 +22,7 @@ class StorePartitionTest {
 
     @Test
     void eachPartitionTakesEveryPthShardQueueInNameOrder() {
-        List<String> shards = new ArrayList<>(BrokerTopology.replicatedShards(Topology.STORE_EXCHANGE, 12));
+        List<String> shards = new ArrayList<>(Topology.replicatedShards(Topology.STORE_EXCHANGE, 12));
         Collections.shuffle(shards);
 
         // Byte order: .shard.0, .shard.1, .shard.10, .shard.11, .shard.2, ... so index 2 is .shard.10.
@@ -34,7 +35,7 @@ class StorePartitionTest {
 
     @Test
     void thePartitionsTogetherTakeEveryShardQueueOnce() {
-        List<String> shards = BrokerTopology.replicatedShards(Topology.STORE_EXCHANGE, 8);
+        List<String> shards = Topology.replicatedShards(Topology.STORE_EXCHANGE, 8);
         List<String> taken = new ArrayList<>();
         for (int partition = 0; partition < 4; partition++) {
             taken.addAll(new StorePartition(partition, 4).ownedShards(shards));
@@ -47,7 +48,7 @@ class StorePartitionTest {
         assertThat(StorePartition.splitProblem(8, 4)).isNull();
         assertThat(StorePartition.splitProblem(0, 2)).isNull();
         assertThat(StorePartition.splitProblem(6, 4)).contains("6 storeX shard queue(s) cannot be split over 4");
-        assertThatThrownBy(() -> new StorePartition(0, 4).ownedShards(BrokerTopology.replicatedShards("storeX", 6)))
+        assertThatThrownBy(() -> new StorePartition(0, 4).ownedShards(Topology.replicatedShards("storeX", 6)))
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("multiple of the partition count");
     }
 

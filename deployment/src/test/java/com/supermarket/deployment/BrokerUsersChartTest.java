@@ -2,9 +2,9 @@ package com.supermarket.deployment;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.supermarket.contract.BrokerSettings;
-import com.supermarket.contract.BrokerTopology;
-import com.supermarket.contract.BrokerUsers;
+import com.supermarket.broker.BrokerSettings;
+import com.supermarket.broker.BrokerTopology;
+import com.supermarket.broker.BrokerUsers;
 import com.supermarket.contract.Topology;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Container;

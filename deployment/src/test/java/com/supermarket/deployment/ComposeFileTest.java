@@ -1,11 +1,10 @@
 package com.supermarket.deployment;
 
-import com.supermarket.contract.BrokerUsers;
-
 import static com.supermarket.deployment.DeploymentFiles.map;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.entry;
 
+import com.supermarket.broker.BrokerUsers;
 import java.nio.file.Files;
 import java.util.List;
 import java.util.Map;

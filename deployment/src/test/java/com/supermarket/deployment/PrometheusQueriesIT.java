@@ -3,12 +3,12 @@ package com.supermarket.deployment;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import com.supermarket.contract.BrokerSettings.TopologyMode;
-import com.supermarket.contract.BrokerTopology;
+import com.supermarket.broker.BrokerSettings.TopologyMode;
+import com.supermarket.broker.BrokerTopology;
+import com.supermarket.broker.testing.TestBroker;
+import com.supermarket.broker.testing.TestNode;
+import com.supermarket.broker.testing.TestServices;
 import com.supermarket.contract.Topology;
-import com.supermarket.contract.testing.TestBroker;
-import com.supermarket.contract.testing.TestNode;
-import com.supermarket.contract.testing.TestServices;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -193,7 +193,7 @@ class PrometheusQueriesIT {
         Set<String> shards = new TreeSet<>();
         for (String exchange : Topology.SHARDED_EXCHANGES) {
             shards.addAll(mode == TopologyMode.REPLICATED
-                    ? BrokerTopology.replicatedShards(exchange, BrokerTopology.DEFAULT_REPLICATED_SHARDS)
+                    ? Topology.replicatedShards(exchange, BrokerTopology.DEFAULT_REPLICATED_SHARDS)
                     : broker.shardQueues(exchange));
         }
         assertThat(shards).as("shard queues of the %s mode", mode).hasSizeGreaterThanOrEqualTo(4);

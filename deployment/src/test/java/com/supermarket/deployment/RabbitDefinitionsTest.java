@@ -4,10 +4,10 @@ import static com.supermarket.deployment.DeploymentFiles.map;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.net.httpserver.HttpServer;
-import com.supermarket.contract.BrokerSettings;
-import com.supermarket.contract.BrokerTopology;
-import com.supermarket.contract.BrokerUsers;
-import com.supermarket.contract.ManagementClient;
+import com.supermarket.broker.BrokerSettings;
+import com.supermarket.broker.BrokerTopology;
+import com.supermarket.broker.BrokerUsers;
+import com.supermarket.broker.ManagementClient;
 import com.supermarket.contract.Topology;
 import com.supermarket.contract.WireFormat;
 import java.io.IOException;

@@ -3,7 +3,7 @@ package com.supermarket.deployment;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import com.supermarket.contract.testing.TestBroker;
+import com.supermarket.broker.testing.TestBroker;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;

@@ -12,7 +12,8 @@ import java.util.stream.Stream;
 
 /**
  * What a service actually reads from its environment, taken from its own
- * {@code src/main/resources/application*.yml}: every {@code ${VAR}} / {@code ${VAR:default}}
+ * {@code src/main/resources/application*.yml} and the defaults every service shares (the broker
+ * module's {@code platform-defaults.yml}): every {@code ${VAR}} / {@code ${VAR:default}}
  * placeholder, and the Spring profiles it ships ({@code application-<profile>.yml}). The
  * deployment files are checked against these, so a setting renamed in a service breaks the build
  * here instead of being silently ignored in production. Stateless; thread-safe.
@@ -28,6 +29,9 @@ final class ServiceSettings {
      */
     static final Set<String> PLATFORM_VARIABLES = Set.of("JAVA_TOOL_OPTIONS", "SPRING_PROFILES_ACTIVE");
 
+    /** The defaults file every service loads (the broker module's PlatformDefaults). */
+    static final String SHARED_DEFAULTS = "broker/src/main/resources/com/supermarket/broker/platform-defaults.yml";
+
     private static final Pattern PLACEHOLDER = Pattern.compile("\\$\\{([A-Z][A-Z0-9_]*)[:}]");
     private static final Pattern PROFILE_FILE = Pattern.compile("application-([A-Za-z0-9_-]+)\\.ya?ml");
 
@@ -37,7 +41,9 @@ final class ServiceSettings {
     /** Every environment variable the service's configuration files read. */
     static Set<String> variables(String service) {
         Set<String> names = new TreeSet<>();
-        for (Path file : configurationFiles(service)) {
+        Set<Path> files = new TreeSet<>(configurationFiles(service));
+        files.add(DeploymentFiles.resolve(SHARED_DEFAULTS));
+        for (Path file : files) {
             Matcher matcher = PLACEHOLDER.matcher(DeploymentFiles.read(file));
             while (matcher.find()) {
                 names.add(matcher.group(1));

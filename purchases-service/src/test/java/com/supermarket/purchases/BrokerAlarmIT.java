@@ -3,14 +3,14 @@ package com.supermarket.purchases;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.supermarket.broker.testing.HeldMessages;
+import com.supermarket.broker.testing.TestBroker;
+import com.supermarket.broker.testing.TestNode;
+import com.supermarket.broker.testing.TestServices;
 import com.supermarket.contract.Purchase;
 import com.supermarket.contract.PurchaseBatch;
 import com.supermarket.contract.Topology;
 import com.supermarket.contract.WireFormat;
-import com.supermarket.contract.testing.HeldMessages;
-import com.supermarket.contract.testing.TestBroker;
-import com.supermarket.contract.testing.TestNode;
-import com.supermarket.contract.testing.TestServices;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -80,7 +80,7 @@ class BrokerAlarmIT {
                 && broker.shardQueues(Topology.PURCHASE_EXCHANGE).size() == SHARDS);
         HeldMessages held = broker.held("alarm-poison", Topology.INGRESS_EXCHANGE);
         Purchase besideThePoison = TestPurchases.atStore(7);
-        TestPurchases.publishBatchBody(broker.newConnection(), held.exchange(), besideThePoison.routingKey(),
+        TestPurchases.publishBatchBody(broker.newConnection(), held.exchange(), Integer.toString(besideThePoison.storeId()),
                 PurchaseBatch.frame(List.of(WireFormat.encode(besideThePoison), "{\"purchaseId\":\"nope\"}".getBytes(StandardCharsets.UTF_8))));
         List<Purchase> purchases = TestPurchases.random(600);
         TestPurchases.publish(broker.newConnection(), held.exchange(), purchases);

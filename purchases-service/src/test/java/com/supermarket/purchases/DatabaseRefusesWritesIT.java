@@ -3,10 +3,10 @@ package com.supermarket.purchases;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.supermarket.broker.testing.TestBroker;
 import com.supermarket.contract.Purchase;
 import com.supermarket.contract.Topology;
 import com.supermarket.contract.WireFormat;
-import com.supermarket.contract.testing.TestBroker;
 import java.nio.ByteBuffer;
 import java.sql.Connection;
 import java.sql.ResultSet;

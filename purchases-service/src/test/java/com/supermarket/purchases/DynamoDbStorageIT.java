@@ -1,7 +1,7 @@
 package com.supermarket.purchases;
 
+import com.supermarket.broker.testing.TestServices;
 import com.supermarket.tools.proxy.TcpProxy;
-import com.supermarket.contract.testing.TestServices;
 import java.net.URI;
 import java.util.Map;
 import java.util.UUID;

@@ -3,11 +3,11 @@ package com.supermarket.purchases;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.supermarket.broker.testing.TestServices;
 import com.supermarket.contract.Purchase;
 import com.supermarket.contract.Topology;
 import com.supermarket.contract.WireFormat;
 import com.supermarket.tools.proxy.TcpProxy;
-import com.supermarket.contract.testing.TestServices;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;

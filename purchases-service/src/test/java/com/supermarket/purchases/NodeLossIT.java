@@ -3,9 +3,9 @@ package com.supermarket.purchases;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.supermarket.broker.testing.TestCluster;
+import com.supermarket.broker.testing.TestServices;
 import com.supermarket.contract.Purchase;
-import com.supermarket.contract.testing.TestCluster;
-import com.supermarket.contract.testing.TestServices;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.time.Duration;

@@ -2,7 +2,7 @@ package com.supermarket.purchases;
 
 import static org.awaitility.Awaitility.await;
 
-import com.supermarket.contract.testing.TestServices;
+import com.supermarket.broker.testing.TestServices;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;

@@ -1,8 +1,8 @@
 package com.supermarket.purchases;
 
+import com.supermarket.broker.testing.TestBroker;
 import com.supermarket.contract.Purchase;
 import com.supermarket.contract.WireFormat;
-import com.supermarket.contract.testing.TestBroker;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Instant;

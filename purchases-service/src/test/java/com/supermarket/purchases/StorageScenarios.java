@@ -3,12 +3,12 @@ package com.supermarket.purchases;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.supermarket.broker.testing.TestBroker;
 import com.supermarket.contract.Purchase;
 import com.supermarket.contract.PurchaseBatch;
 import com.supermarket.contract.PurchaseItem;
 import com.supermarket.contract.Topology;
 import com.supermarket.contract.WireFormat;
-import com.supermarket.contract.testing.TestBroker;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -168,7 +168,7 @@ abstract class StorageScenarios {
     }
 
     @Test
-    void aPoisonLegacyMessageIsParkedAndTheNextOneIsStored() {
+    void aMessageOfOnePoisonPurchaseIsParkedAndTheNextOneIsStored() {
         Purchase good = TestPurchases.atStore(3);
         long parkedBefore = broker.messageCount(Topology.PARKING_QUEUE);
 

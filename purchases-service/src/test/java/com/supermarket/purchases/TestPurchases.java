@@ -3,12 +3,12 @@ package com.supermarket.purchases;
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
+import com.supermarket.broker.testing.TestBroker;
 import com.supermarket.contract.Purchase;
 import com.supermarket.contract.PurchaseBatch;
 import com.supermarket.contract.PurchaseItem;
 import com.supermarket.contract.Topology;
 import com.supermarket.contract.WireFormat;
-import com.supermarket.contract.testing.TestBroker;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.temporal.ChronoUnit;
@@ -56,14 +56,15 @@ final class TestPurchases {
 
     /** Publishes to {@code exchange} with the routing keys the ingress would get, and closes {@code connection}. */
     static void publish(Connection connection, String exchange, List<Purchase> purchases) {
-        List<byte[]> bodies = purchases.stream().map(WireFormat::encode).toList();
-        publish(connection, exchange, null, purchases.stream().map(Purchase::routingKey).toList(),
+        List<byte[]> bodies = purchases.stream().map(p -> PurchaseBatch.frame(List.of(WireFormat.encode(p)))).toList();
+        publish(connection, exchange, PurchaseBatch.MESSAGE_TYPE, purchases.stream().map(p -> Integer.toString(p.storeId())).toList(),
                 purchases.stream().map(p -> p.purchaseId().toString()).toList(), bodies);
     }
 
-    /** Legacy single-purchase messages (no {@code type}), as purchase-api sent before batches. */
-    static void publishRaw(TestBroker broker, List<String> routingKeys, List<String> messageIds, List<byte[]> bodies) {
-        publish(broker.newConnection(), Topology.INGRESS_EXCHANGE, null, routingKeys, messageIds, bodies);
+    /** One batch message per raw purchase element, each holding that element alone. */
+    static void publishRaw(TestBroker broker, List<String> routingKeys, List<String> messageIds, List<byte[]> elements) {
+        publish(broker.newConnection(), Topology.INGRESS_EXCHANGE, PurchaseBatch.MESSAGE_TYPE, routingKeys, messageIds,
+                elements.stream().map(element -> PurchaseBatch.frame(List.of(element))).toList());
     }
 
     /** One batch message ({@link PurchaseBatch#MESSAGE_TYPE}) framed from raw purchase elements. */

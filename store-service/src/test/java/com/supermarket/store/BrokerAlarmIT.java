@@ -7,16 +7,18 @@ import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.GetResponse;
+import com.supermarket.broker.ShardConsumers;
+import com.supermarket.broker.testing.HeldMessages;
+import com.supermarket.broker.testing.TestBroker;
+import com.supermarket.broker.testing.TestNode;
 import com.supermarket.contract.Purchase;
+import com.supermarket.contract.PurchaseBatch;
 import com.supermarket.contract.PurchaseItem;
-import com.supermarket.contract.ShardConsumers;
+import com.supermarket.contract.StoreQueries;
 import com.supermarket.contract.StoreQuery;
 import com.supermarket.contract.StoreQueryReply;
 import com.supermarket.contract.Topology;
 import com.supermarket.contract.WireFormat;
-import com.supermarket.contract.testing.HeldMessages;
-import com.supermarket.contract.testing.TestBroker;
-import com.supermarket.contract.testing.TestNode;
 import com.supermarket.store.counts.StoreCounts;
 import java.time.Duration;
 import java.time.Instant;
@@ -110,8 +112,9 @@ class BrokerAlarmIT {
         String replies = channel.queueDeclare().getQueue();
         EXPECTED.publish(channel, purchases.exchange(), 1_000);
         channel.basicPublish(queries.exchange(), Topology.STORE_RPC_QUEUE, new AMQP.BasicProperties.Builder()
-                .contentType(WireFormat.CONTENT_TYPE).correlationId("during-the-alarm").replyTo(replies).build(),
-                WireFormat.encode(new StoreQuery(StoreQuery.Kind.TOP_ITEMS_AT_STORE, 1, 5)));
+                .contentType(WireFormat.CONTENT_TYPE).type(StoreQueries.MESSAGE_TYPE).correlationId("during-the-alarm")
+                .replyTo(replies).build(),
+                WireFormat.encode(new StoreQueries(List.of(new StoreQuery(StoreQuery.Kind.TOP_ITEMS_AT_STORE, 1, 5)))));
         channel.waitForConfirmsOrDie(10_000);
 
         NODE.raiseMemoryAlarm();
@@ -135,7 +138,8 @@ class BrokerAlarmIT {
                 .until(() -> channel.queueDeclarePassive(replies).getMessageCount() == 1);
         GetResponse reply = channel.basicGet(replies, true);
         assertThat(reply.getProps().getCorrelationId()).isEqualTo("during-the-alarm");
-        assertThat(WireFormat.decode(reply.getBody(), StoreQueryReply.class).status()).isEqualTo(StoreQueryReply.Status.OK);
+        assertThat(WireFormat.decode(reply.getBody(), StoreQueries.Replies.class).replies()).singleElement()
+                .extracting(StoreQueryReply::status).isEqualTo(StoreQueryReply.Status.OK);
     }
 
     @Test
@@ -144,9 +148,9 @@ class BrokerAlarmIT {
         long parkedBefore = channel.queueDeclarePassive(Topology.PARKING_QUEUE).getMessageCount();
         Purchase poison = new Purchase(UUID.randomUUID(), 5_000, 5_000_000, LocalDate.of(2021, 1, 1),
                 List.of(new PurchaseItem(1, 1)), Instant.now());
-        channel.basicPublish(purchases.exchange(), poison.routingKey(), new AMQP.BasicProperties.Builder()
-                .contentType(WireFormat.CONTENT_TYPE).messageId(poison.purchaseId().toString()).deliveryMode(2).build(),
-                WireFormat.encode(poison));
+        channel.basicPublish(purchases.exchange(), Integer.toString(poison.storeId()), new AMQP.BasicProperties.Builder()
+                .contentType(WireFormat.CONTENT_TYPE).type(PurchaseBatch.MESSAGE_TYPE).messageId(poison.purchaseId().toString())
+                .deliveryMode(2).build(), PurchaseBatch.frame(List.of(WireFormat.encode(poison))));
         EXPECTED.publish(channel, purchases.exchange(), 1_000);
         channel.waitForConfirmsOrDie(10_000);
 

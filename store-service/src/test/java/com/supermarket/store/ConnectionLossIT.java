@@ -5,15 +5,15 @@ import static org.awaitility.Awaitility.await;
 
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
+import com.supermarket.broker.testing.TestBroker;
 import com.supermarket.contract.Topology;
 import com.supermarket.tools.proxy.TcpProxy;
-import com.supermarket.contract.testing.TestBroker;
 import com.supermarket.store.counts.StoreCounts;
-import java.time.Duration;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.TestConfiguration;

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
+import com.supermarket.broker.testing.TestBroker;
 import com.supermarket.contract.Purchase;
 import com.supermarket.contract.PurchaseBatch;
 import com.supermarket.contract.PurchaseItem;
@@ -13,7 +14,6 @@ import com.supermarket.contract.StoreQuery.Kind;
 import com.supermarket.contract.StoreQueryReply.Ranked;
 import com.supermarket.contract.Topology;
 import com.supermarket.contract.WireFormat;
-import com.supermarket.contract.testing.TestBroker;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -150,7 +150,7 @@ class CrashRecoveryIT {
         }
     }
 
-    /** Publishes one batch (sometimes a legacy single purchase, sometimes a batch published twice) and waits for its confirm. */
+    /** Publishes one batch (sometimes published twice) and waits for its confirm. */
     private void publishOne(Channel channel, Random random) {
         if (!streaming || publishFailure.get() != null) {
             return;
@@ -169,13 +169,10 @@ class CrashRecoveryIT {
                 purchases.add(new Purchase(UUID.randomUUID(), store, 1, LocalDate.of(2021, 1, 1), items, Instant.now()));
             }
             int number = messagesPublished.get();
-            boolean legacy = number % 97 == 0;
-            List<Purchase> message = legacy ? purchases.subList(0, 1) : purchases;
-            byte[] body = legacy ? WireFormat.encode(message.getFirst())
-                    : PurchaseBatch.frame(message.stream().map(WireFormat::encode).toList());
+            List<Purchase> message = purchases;
+            byte[] body = PurchaseBatch.frame(message.stream().map(WireFormat::encode).toList());
             AMQP.BasicProperties properties = new AMQP.BasicProperties.Builder()
-                    .contentType(WireFormat.CONTENT_TYPE).deliveryMode(2)
-                    .type(legacy ? null : PurchaseBatch.MESSAGE_TYPE).build();
+                    .contentType(WireFormat.CONTENT_TYPE).deliveryMode(2).type(PurchaseBatch.MESSAGE_TYPE).build();
             String routingKey = Topology.routingKey(message.getFirst().storeId(), BUCKETS);
             channel.basicPublish(Topology.INGRESS_EXCHANGE, routingKey, properties, body);
             if (number % 50 == 0) {

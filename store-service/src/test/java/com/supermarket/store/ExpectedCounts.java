@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import com.supermarket.contract.Purchase;
+import com.supermarket.contract.PurchaseBatch;
 import com.supermarket.contract.PurchaseItem;
 import com.supermarket.contract.Topology;
 import com.supermarket.contract.WireFormat;
@@ -58,10 +59,10 @@ final class ExpectedCounts {
             expected[store][item]++;
             Purchase purchase = new Purchase(UUID.randomUUID(), store, store * 1000, LocalDate.of(2021, 1, 1),
                     List.of(new PurchaseItem(item, 1)), Instant.now());
-            channel.basicPublish(exchange, purchase.routingKey(),
-                    new AMQP.BasicProperties.Builder().contentType(WireFormat.CONTENT_TYPE)
+            channel.basicPublish(exchange, Integer.toString(purchase.storeId()),
+                    new AMQP.BasicProperties.Builder().contentType(WireFormat.CONTENT_TYPE).type(PurchaseBatch.MESSAGE_TYPE)
                             .messageId(purchase.purchaseId().toString()).deliveryMode(2).build(),
-                    WireFormat.encode(purchase));
+                    PurchaseBatch.frame(List.of(WireFormat.encode(purchase))));
         }
     }
 

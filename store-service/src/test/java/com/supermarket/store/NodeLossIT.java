@@ -4,8 +4,8 @@ import static org.awaitility.Awaitility.await;
 
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
-import com.supermarket.contract.ShardConsumers;
-import com.supermarket.contract.testing.TestCluster;
+import com.supermarket.broker.ShardConsumers;
+import com.supermarket.broker.testing.TestCluster;
 import com.supermarket.store.counts.StoreCounts;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;

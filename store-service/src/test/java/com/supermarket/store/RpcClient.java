@@ -31,9 +31,6 @@ final class RpcClient implements AutoCloseable {
 
     /** A raw reply, with the properties a test may want to check. */
     record Reply(AMQP.BasicProperties properties, byte[] body) {
-        StoreQueryReply decoded() {
-            return WireFormat.decode(body, StoreQueryReply.class);
-        }
     }
 
     RpcClient(Connection connection) throws IOException {
@@ -53,7 +50,7 @@ final class RpcClient implements AutoCloseable {
     }
 
     StoreQueryReply query(StoreQuery.Kind kind, int id, int limit) throws Exception {
-        return call(WireFormat.encode(new StoreQuery(kind, id, limit))).decoded();
+        return queries(List.of(new StoreQuery(kind, id, limit))).getFirst();
     }
 
     /** One {@link StoreQueries} message; the replies in the queries' order. */
@@ -62,11 +59,7 @@ final class RpcClient implements AutoCloseable {
         return WireFormat.decode(reply.body(), StoreQueries.Replies.class).replies();
     }
 
-    Reply call(byte[] body) throws Exception {
-        return call(body, null);
-    }
-
-    /** @param type the message's AMQP type, null for none (a single query) */
+    /** @param type the message's AMQP type */
     Reply call(byte[] body, String type) throws Exception {
         String correlationId = UUID.randomUUID().toString();
         BlockingQueue<Reply> reply = new ArrayBlockingQueue<>(1);

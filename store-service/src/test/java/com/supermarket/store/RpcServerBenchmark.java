@@ -3,9 +3,9 @@ package com.supermarket.store;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.rabbitmq.client.Connection;
+import com.supermarket.broker.testing.TestBroker;
 import com.supermarket.contract.StoreQuery.Kind;
 import com.supermarket.contract.StoreQueryReply;
-import com.supermarket.contract.testing.TestBroker;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;

@@ -2,7 +2,7 @@ package com.supermarket.store;
 
 import static org.awaitility.Awaitility.await;
 
-import com.supermarket.contract.testing.TestBroker;
+import com.supermarket.broker.testing.TestBroker;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;

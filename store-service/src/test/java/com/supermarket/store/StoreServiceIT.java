@@ -6,19 +6,19 @@ import static org.awaitility.Awaitility.await;
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
-import com.supermarket.contract.BrokerTopology;
+import com.supermarket.broker.BrokerTopology;
+import com.supermarket.broker.testing.TestBroker;
 import com.supermarket.contract.Purchase;
 import com.supermarket.contract.PurchaseBatch;
 import com.supermarket.contract.PurchaseItem;
 import com.supermarket.contract.StoreQueries;
-import com.supermarket.contract.StoreQuery;
 import com.supermarket.contract.StoreQuery.Kind;
-import com.supermarket.contract.StoreQueryReply;
+import com.supermarket.contract.StoreQuery;
 import com.supermarket.contract.StoreQueryReply.Ranked;
 import com.supermarket.contract.StoreQueryReply.Status;
+import com.supermarket.contract.StoreQueryReply;
 import com.supermarket.contract.Topology;
 import com.supermarket.contract.WireFormat;
-import com.supermarket.contract.testing.TestBroker;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -255,8 +255,10 @@ class StoreServiceIT {
 
     @Test
     void badQueriesGetErrorRepliesWithoutTypeHeaders() throws Exception {
-        RpcClient.Reply malformed = rpc.call("{\"kind\":\"NOPE\"}".getBytes(StandardCharsets.UTF_8));
-        assertThat(malformed.decoded().status()).isEqualTo(Status.BAD_REQUEST);
+        RpcClient.Reply malformed = rpc.call("{\"queries\":[{\"kind\":\"NOPE\"}]}".getBytes(StandardCharsets.UTF_8),
+                StoreQueries.MESSAGE_TYPE);
+        assertThat(WireFormat.decode(malformed.body(), StoreQueries.Replies.class).replies())
+                .singleElement().extracting(StoreQueryReply::status).isEqualTo(Status.BAD_REQUEST);
         assertThat(malformed.properties().getContentType()).isEqualTo(WireFormat.CONTENT_TYPE);
         assertThat(malformed.properties().getHeaders()).doesNotContainKey("__TypeId__");
 
@@ -298,7 +300,8 @@ class StoreServiceIT {
 
     /** As purchase-api publishes: to the ingress exchange, routing key = store, persistent, confirmed. */
     private static void publish(Purchase purchase) {
-        publishRaw(purchase.routingKey(), WireFormat.encode(purchase), purchase.purchaseId().toString());
+        publishRaw(Integer.toString(purchase.storeId()), PurchaseBatch.frame(List.of(WireFormat.encode(purchase))),
+                purchase.purchaseId().toString(), PurchaseBatch.MESSAGE_TYPE);
     }
 
     private static void publishRaw(String routingKey, byte[] body) {

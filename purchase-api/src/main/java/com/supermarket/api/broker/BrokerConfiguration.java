@@ -1,7 +1,7 @@
 package com.supermarket.api.broker;
 
-import com.supermarket.contract.BrokerBeans;
-import com.supermarket.contract.TracingBeans;
+import com.supermarket.broker.BrokerBeans;
+import com.supermarket.broker.TracingBeans;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;

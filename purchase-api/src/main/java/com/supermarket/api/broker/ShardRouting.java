@@ -1,8 +1,8 @@
 package com.supermarket.api.broker;
 
-import com.supermarket.contract.BrokerSettings;
-import com.supermarket.contract.BrokerTopology;
-import com.supermarket.contract.ManagementClient;
+import com.supermarket.broker.BrokerSettings;
+import com.supermarket.broker.BrokerTopology;
+import com.supermarket.broker.ManagementClient;
 import com.supermarket.contract.ModulusHashKeys;
 import com.supermarket.contract.StorePartition;
 import com.supermarket.contract.Topology;

@@ -1,6 +1,6 @@
 package com.supermarket.api.broker;
 
-import com.supermarket.contract.BrokerSetup;
+import com.supermarket.broker.BrokerSetup;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;

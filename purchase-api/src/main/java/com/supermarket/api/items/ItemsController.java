@@ -1,9 +1,9 @@
 package com.supermarket.api.items;
 
-import com.supermarket.api.PlatformProperties;
 import com.supermarket.api.web.DeferredAnswer;
-import com.supermarket.contract.StoreQuery;
+import com.supermarket.contract.IdRanges;
 import com.supermarket.contract.StoreQuery.Kind;
+import com.supermarket.contract.StoreQuery;
 import com.supermarket.contract.StoreQueryReply;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -39,11 +39,11 @@ class ItemsController {
     private static final Pattern INTEGER = Pattern.compile("[+-]?[0-9]{1,18}");
 
     private final StoreQueryClient client;
-    private final PlatformProperties platform;
+    private final IdRanges platform;
     private final QueryLimits limits;
     private final JsonMapper json;
 
-    ItemsController(StoreQueryClient client, PlatformProperties platform, QueryLimits limits, JsonMapper json) {
+    ItemsController(StoreQueryClient client, IdRanges platform, QueryLimits limits, JsonMapper json) {
         this.client = client;
         this.platform = platform;
         this.limits = limits;
@@ -53,11 +53,9 @@ class ItemsController {
     /**
      * @param defaultItemsAtStore entries of {@code /items/store/{id}} without {@code ?limit} ({@code ITEMS_STORE_DEFAULT_LIMIT})
      * @param defaultStoresForItem entries of {@code /items/top10/{id}} without {@code ?limit} ({@code ITEMS_TOP_DEFAULT_LIMIT})
-     * @param maxLimit            the largest accepted {@code ?limit} ({@code ITEMS_MAX_LIMIT})
      */
     @ConfigurationProperties("platform.items")
-    record QueryLimits(@DefaultValue("10") int defaultItemsAtStore, @DefaultValue("5") int defaultStoresForItem,
-                       @DefaultValue("1000") int maxLimit) {
+    record QueryLimits(@DefaultValue("10") int defaultItemsAtStore, @DefaultValue("5") int defaultStoresForItem) {
     }
 
     record ItemCount(int itemID, long numberOfItems) {
@@ -132,8 +130,8 @@ class ItemsController {
             throw new StoreQueryFailedException(400, "limit '" + echo(raw) + "' is not an integer");
         }
         long value = Long.parseLong(raw);
-        if (value < 1 || value > limits.maxLimit()) {
-            throw new StoreQueryFailedException(400, "limit must be within 1.." + limits.maxLimit() + ", not " + value);
+        if (!StoreQuery.isValidLimit(value)) {
+            throw new StoreQueryFailedException(400, "limit must be within 1.." + StoreQuery.MAX_LIMIT + ", not " + value);
         }
         return (int) value;
     }

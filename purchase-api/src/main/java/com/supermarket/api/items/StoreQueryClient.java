@@ -1,9 +1,9 @@
 package com.supermarket.api.items;
 
 import com.supermarket.api.Deadlines;
-import com.supermarket.contract.BrokerSettings;
+import com.supermarket.broker.BrokerSettings;
+import com.supermarket.broker.MessageTracing;
 import com.supermarket.contract.MalformedMessageException;
-import com.supermarket.contract.MessageTracing;
 import com.supermarket.contract.StorePartition;
 import com.supermarket.contract.StoreQueries;
 import com.supermarket.contract.StoreQuery;

@@ -1,6 +1,6 @@
 package com.supermarket.api.items;
 
-import com.supermarket.contract.BrokerSettings;
+import com.supermarket.broker.BrokerSettings;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

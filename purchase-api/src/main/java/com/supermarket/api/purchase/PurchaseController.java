@@ -1,7 +1,7 @@
 package com.supermarket.api.purchase;
 
 import com.supermarket.api.purchase.InvalidPurchaseException.Reason;
-import com.supermarket.contract.PurchaseLogContext;
+import com.supermarket.broker.PurchaseLogContext;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.servlet.http.HttpServletRequest;

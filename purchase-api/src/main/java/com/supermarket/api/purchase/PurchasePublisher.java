@@ -7,7 +7,7 @@ import com.supermarket.api.purchase.IdempotencyStore.Claim;
 import com.supermarket.api.purchase.IdempotencyStore.IdempotencyStoreUnavailableException;
 import com.supermarket.api.purchase.IdempotencyStore.Outcome;
 import com.supermarket.api.purchase.PublishRefusedException.Reason;
-import com.supermarket.contract.MessageTracing;
+import com.supermarket.broker.MessageTracing;
 import com.supermarket.contract.Purchase;
 import com.supermarket.contract.PurchaseBatch;
 import com.supermarket.contract.Topology;

@@ -1,8 +1,8 @@
 package com.supermarket.api.purchase;
 
-import com.supermarket.api.PlatformProperties;
 import com.supermarket.api.purchase.IdempotencyStore.Claim;
 import com.supermarket.api.purchase.InvalidPurchaseException.Reason;
+import com.supermarket.contract.IdRanges;
 import com.supermarket.contract.Purchase;
 import com.supermarket.contract.PurchaseItem;
 import java.nio.charset.StandardCharsets;
@@ -43,16 +43,16 @@ final class PurchaseRequestParser {
     private final JsonMapper json = JsonMapper.builder()
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .build();
-    private final PlatformProperties platform;
+    private final IdRanges platform;
     private final PurchaseLimits limits;
     private final Clock clock;
 
     @Autowired
-    PurchaseRequestParser(PlatformProperties platform, PurchaseLimits limits) {
+    PurchaseRequestParser(IdRanges platform, PurchaseLimits limits) {
         this(platform, limits, Clock.systemUTC());
     }
 
-    PurchaseRequestParser(PlatformProperties platform, PurchaseLimits limits, Clock clock) {
+    PurchaseRequestParser(IdRanges platform, PurchaseLimits limits, Clock clock) {
         this.platform = platform;
         this.limits = limits;
         this.clock = clock;

@@ -6,8 +6,8 @@ import static org.awaitility.Awaitility.await;
 
 import com.supermarket.api.testing.ApiClient;
 import com.supermarket.api.testing.ServedApiTest;
+import com.supermarket.broker.testing.TestBroker;
 import com.supermarket.contract.Topology;
-import com.supermarket.contract.testing.TestBroker;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.http.HttpResponse;

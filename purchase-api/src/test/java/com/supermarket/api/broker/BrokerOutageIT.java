@@ -5,9 +5,9 @@ import static org.awaitility.Awaitility.await;
 
 import com.supermarket.api.testing.ApiClient;
 import com.supermarket.api.testing.ServedApiTest;
+import com.supermarket.broker.testing.TestBroker;
 import com.supermarket.contract.Topology;
 import com.supermarket.tools.proxy.TcpProxy;
-import com.supermarket.contract.testing.TestBroker;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;

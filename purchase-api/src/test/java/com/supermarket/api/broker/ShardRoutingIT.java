@@ -2,8 +2,8 @@ package com.supermarket.api.broker;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.supermarket.broker.testing.TestBroker;
 import com.supermarket.contract.ModulusHashKeys;
-import com.supermarket.contract.testing.TestBroker;
 import java.time.Duration;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;

@@ -2,16 +2,16 @@ package com.supermarket.api.broker;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.supermarket.contract.BrokerSettings;
-import com.supermarket.contract.BrokerSettings.TopologyMode;
+import com.supermarket.broker.BrokerSettings.TopologyMode;
+import com.supermarket.broker.BrokerSettings;
 import com.supermarket.contract.ModulusHashKeys;
 import com.supermarket.contract.Topology;
 import java.net.URI;
 import java.time.Duration;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.amqp.autoconfigure.RabbitProperties;
+import org.springframework.boot.health.contributor.Status;
 import org.springframework.context.SmartLifecycle;
 
 class ShardRoutingTest {

@@ -15,11 +15,11 @@ import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.request;
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.status;
 
-import com.supermarket.api.PlatformProperties;
-import com.supermarket.contract.StoreQuery;
+import com.supermarket.contract.IdRanges;
 import com.supermarket.contract.StoreQuery.Kind;
-import com.supermarket.contract.StoreQueryReply;
+import com.supermarket.contract.StoreQuery;
 import com.supermarket.contract.StoreQueryReply.Ranked;
+import com.supermarket.contract.StoreQueryReply;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
@@ -29,6 +29,7 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.boot.webmvc.test.autoconfigure.WebMvcTest;
+import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.test.context.bean.override.mockito.MockitoBean;
 import org.springframework.test.web.servlet.MockMvc;
@@ -39,8 +40,12 @@ import org.springframework.test.web.servlet.MvcResult;
 class ItemsControllerTest {
 
     @TestConfiguration
-    @EnableConfigurationProperties({PlatformProperties.class, ItemsController.QueryLimits.class})
+    @EnableConfigurationProperties({ItemsController.QueryLimits.class})
     static class Properties {
+        @Bean
+        IdRanges idRanges() {
+            return new IdRanges(1024, 100_000);
+        }
     }
 
     @Autowired

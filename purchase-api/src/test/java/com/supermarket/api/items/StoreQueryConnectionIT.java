@@ -2,12 +2,12 @@ package com.supermarket.api.items;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.supermarket.contract.testing.TestBroker;
+import com.supermarket.broker.testing.TestBroker;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
-import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
 import org.springframework.amqp.rabbit.connection.CachingConnectionFactory.ConfirmType;
+import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
 import org.springframework.amqp.rabbit.connection.Connection;
 import org.springframework.boot.amqp.autoconfigure.CachingConnectionFactoryConfigurer;
 import org.springframework.boot.amqp.autoconfigure.RabbitConnectionFactoryBeanConfigurer;

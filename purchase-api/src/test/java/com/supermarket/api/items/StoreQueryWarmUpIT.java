@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.supermarket.api.testing.ServedApiTest;
 import com.supermarket.contract.WireFormat;
-import com.supermarket.contract.testing.TestBroker;
+import com.supermarket.broker.testing.TestBroker;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

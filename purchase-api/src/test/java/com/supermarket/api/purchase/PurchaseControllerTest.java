@@ -13,7 +13,7 @@ import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.jsonPath;
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.status;
 
-import com.supermarket.api.PlatformProperties;
+import com.supermarket.contract.IdRanges;
 import com.supermarket.contract.PurchaseItem;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -39,8 +39,13 @@ class PurchaseControllerTest {
     private static final String ONE_ITEM = "{\"items\":[{\"ItemID\":\"101\",\"numberOfItems\":1}]}";
 
     @TestConfiguration
-    @EnableConfigurationProperties({PlatformProperties.class, PurchaseLimits.class, PublishProperties.class})
+    @EnableConfigurationProperties({PurchaseLimits.class, PublishProperties.class})
     static class Metrics {
+        @Bean
+        IdRanges idRanges() {
+            return new IdRanges(1024, 100_000);
+        }
+
         @Bean
         MeterRegistry meterRegistry() {
             return new SimpleMeterRegistry();

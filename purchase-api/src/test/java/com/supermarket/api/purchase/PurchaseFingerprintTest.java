@@ -2,7 +2,7 @@ package com.supermarket.api.purchase;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.supermarket.api.PlatformProperties;
+import com.supermarket.contract.IdRanges;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Instant;
@@ -16,7 +16,7 @@ class PurchaseFingerprintTest {
 
     private static final String BODY = "{\"items\":[{\"ItemID\":\"101\",\"numberOfItems:\":1},{\"ItemID\":\"5\",\"numberOfItems:\":2}]}";
 
-    private final PurchaseRequestParser parser = new PurchaseRequestParser(new PlatformProperties(1024, 100000),
+    private final PurchaseRequestParser parser = new PurchaseRequestParser(new IdRanges(1024, 100000),
             new PurchaseLimits(100, DataSize.ofKilobytes(64)));
 
     private String fingerprint(String store, String customer, String date, String body) {
@@ -66,7 +66,7 @@ class PurchaseFingerprintTest {
     @Test
     void leavesOutTheTimeOfAcceptance() {
         PurchaseLimits limits = new PurchaseLimits(100, DataSize.ofKilobytes(64));
-        PlatformProperties platform = new PlatformProperties(1024, 100000);
+        IdRanges platform = new IdRanges(1024, 100000);
         byte[] body = BODY.getBytes(StandardCharsets.UTF_8);
         PurchaseRequest first = new PurchaseRequestParser(platform, limits, Clock.fixed(Instant.EPOCH, ZoneOffset.UTC))
                 .parse("7", "7001", "20210101", body, "till-1/42");

@@ -14,11 +14,11 @@ import static org.mockito.Mockito.verify;
 import static org.mockito.Mockito.when;
 
 import com.supermarket.api.Deadlines;
-import com.supermarket.api.PlatformProperties;
 import com.supermarket.api.broker.BlockedConnectionTracker;
 import com.supermarket.api.broker.ShardRouting;
 import com.supermarket.api.purchase.PublishRefusedException.Reason;
-import com.supermarket.contract.MessageTracing;
+import com.supermarket.broker.MessageTracing;
+import com.supermarket.contract.IdRanges;
 import com.supermarket.contract.Purchase;
 import com.supermarket.contract.PurchaseBatch;
 import com.supermarket.contract.PurchaseItem;
@@ -45,7 +45,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.springframework.util.unit.DataSize;
 import org.springframework.amqp.AmqpConnectException;
 import org.springframework.amqp.AmqpTimeoutException;
 import org.springframework.amqp.core.Message;
@@ -55,6 +54,7 @@ import org.springframework.amqp.rabbit.connection.ConnectionBlockedEvent;
 import org.springframework.amqp.rabbit.connection.ConnectionUnblockedEvent;
 import org.springframework.amqp.rabbit.connection.CorrelationData;
 import org.springframework.amqp.rabbit.core.RabbitTemplate;
+import org.springframework.util.unit.DataSize;
 
 /** The group commit against a mocked template whose "broker" the test drives. */
 class PurchasePublisherTest {
@@ -175,7 +175,7 @@ class PurchasePublisherTest {
                 Duration.ofSeconds(5)));
     }
 
-    private static final PurchaseRequestParser PARSER = new PurchaseRequestParser(new PlatformProperties(1024, 100000),
+    private static final PurchaseRequestParser PARSER = new PurchaseRequestParser(new IdRanges(1024, 100000),
             new PurchaseLimits(100, DataSize.ofKilobytes(64)));
 
     private static PurchaseRequest purchase(int store) {

@@ -3,7 +3,7 @@ package com.supermarket.api.purchase;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.supermarket.api.PlatformProperties;
+import com.supermarket.contract.IdRanges;
 import com.supermarket.contract.Purchase;
 import com.supermarket.contract.PurchaseItem;
 import java.nio.charset.StandardCharsets;
@@ -16,7 +16,7 @@ import org.springframework.util.unit.DataSize;
 
 class PurchaseRequestParserTest {
 
-    private final PurchaseRequestParser parser = new PurchaseRequestParser(new PlatformProperties(1024, 100000),
+    private final PurchaseRequestParser parser = new PurchaseRequestParser(new IdRanges(1024, 100000),
             new PurchaseLimits(100, DataSize.ofKilobytes(64)));
 
     private Purchase parse(String store, String customer, String date, String body) {

@@ -5,10 +5,10 @@ import static org.awaitility.Awaitility.await;
 
 import com.supermarket.api.PurchaseApiApplication;
 import com.supermarket.api.testing.ApiClient;
+import com.supermarket.broker.testing.TestBroker;
 import com.supermarket.contract.Purchase;
 import com.supermarket.contract.Topology;
 import com.supermarket.tools.proxy.TcpProxy;
-import com.supermarket.contract.testing.TestBroker;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.net.http.HttpResponse;
 import java.time.Duration;

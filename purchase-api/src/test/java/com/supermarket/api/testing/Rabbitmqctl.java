@@ -1,6 +1,6 @@
 package com.supermarket.api.testing;
 
-import com.supermarket.contract.testing.TestServices;
+import com.supermarket.broker.testing.TestServices;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -1,7 +1,7 @@
 package com.supermarket.api.testing;
 
+import com.supermarket.broker.testing.TestServices;
 import com.supermarket.tools.proxy.TcpProxy;
-import com.supermarket.contract.testing.TestServices;
 
 /**
  * The Redis the idempotency tests use ({@link TestServices#redis()}; database 5), reached through

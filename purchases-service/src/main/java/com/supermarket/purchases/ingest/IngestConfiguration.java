@@ -1,7 +1,7 @@
 package com.supermarket.purchases.ingest;
 
-import com.supermarket.contract.BrokerSetup;
-import com.supermarket.contract.ShardConsumers;
+import com.supermarket.broker.BrokerSetup;
+import com.supermarket.broker.ShardConsumers;
 import com.supermarket.contract.Topology;
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 import org.springframework.boot.health.contributor.Health;

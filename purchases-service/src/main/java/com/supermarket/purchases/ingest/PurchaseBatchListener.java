@@ -2,12 +2,12 @@ package com.supermarket.purchases.ingest;
 
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.ShutdownSignalException;
+import com.supermarket.broker.MessageTracing;
+import com.supermarket.broker.Parking;
+import com.supermarket.broker.PurchaseLogContext;
 import com.supermarket.contract.MalformedMessageException;
-import com.supermarket.contract.MessageTracing;
-import com.supermarket.contract.Parking;
 import com.supermarket.contract.Purchase;
 import com.supermarket.contract.PurchaseBatch;
-import com.supermarket.contract.PurchaseLogContext;
 import com.supermarket.contract.WireFormat;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -26,8 +26,7 @@ import org.springframework.amqp.rabbit.listener.api.ChannelAwareMessageListener;
 import org.springframework.stereotype.Component;
 
 /**
- * Applies one delivery from a {@code purchaseX} shard queue: a {@link PurchaseBatch} (or a
- * legacy single purchase) is decoded, its purchases stored through the {@link BatchWriter} (each
+ * Applies one delivery from a {@code purchaseX} shard queue: a {@link PurchaseBatch} is decoded, its purchases stored through the {@link BatchWriter} (each
  * exactly once: the store is idempotent on the purchase id), each poison element, and each
  * purchase the writer proves bad, parked alone with a confirm ({@link Parking}), and only
  * then the message is acknowledged ({@code multiple}: every earlier delivery on the channel is
@@ -81,7 +80,7 @@ class PurchaseBatchListener implements ChannelAwareMessageListener {
 
     /**
      * Settles the delivery on {@code channel}, the one it came on
-     * ({@link com.supermarket.contract.ShardConsumers#onDeliveringChannel}). A channel closed
+     * ({@link com.supermarket.broker.ShardConsumers#onDeliveringChannel}). A channel closed
      * meanwhile leaves the message to the broker, which redelivers it; the store ignores what it
      * holds already.
      */

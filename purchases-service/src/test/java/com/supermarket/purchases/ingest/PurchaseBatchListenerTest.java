@@ -17,12 +17,12 @@ import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.AlreadyClosedException;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.ShutdownSignalException;
-import com.supermarket.contract.MessageTracing;
-import com.supermarket.contract.Parking;
+import com.supermarket.broker.MessageTracing;
+import com.supermarket.broker.Parking;
+import com.supermarket.broker.ShardConsumers;
 import com.supermarket.contract.Purchase;
 import com.supermarket.contract.PurchaseBatch;
 import com.supermarket.contract.PurchaseItem;
-import com.supermarket.contract.ShardConsumers;
 import com.supermarket.contract.Topology;
 import com.supermarket.contract.WireFormat;
 import com.supermarket.purchases.storage.PurchaseRepository;
@@ -102,10 +102,10 @@ class PurchaseBatchListenerTest {
     }
 
     @Test
-    void storesALegacySinglePurchaseMessage() throws Exception {
+    void storesABatchOfOnePurchase() throws Exception {
         Purchase single = purchase(1);
 
-        listener.onMessage(new Message(WireFormat.encode(single), properties(3, null)), channel);
+        listener.onMessage(batch(3, WireFormat.encode(single)), channel);
 
         assertThat(repository.stored).containsOnlyKeys(single.purchaseId());
         verify(channel).basicAck(3, true);

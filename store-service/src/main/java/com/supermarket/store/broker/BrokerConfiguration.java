@@ -1,8 +1,8 @@
 package com.supermarket.store.broker;
 
-import com.supermarket.contract.BrokerBeans;
-import com.supermarket.contract.TracingBeans;
-import com.supermarket.contract.Parking;
+import com.supermarket.broker.BrokerBeans;
+import com.supermarket.broker.Parking;
+import com.supermarket.broker.TracingBeans;
 import org.springframework.amqp.rabbit.config.DirectRabbitListenerContainerFactory;
 import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
 import org.springframework.boot.amqp.autoconfigure.DirectRabbitListenerContainerFactoryConfigurer;

@@ -1,7 +1,7 @@
 package com.supermarket.store.counts;
 
+import com.supermarket.contract.IdRanges;
 import com.supermarket.contract.StorePartition;
-import com.supermarket.store.PlatformProperties;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -18,7 +18,7 @@ class CountsConfiguration {
     private static final Logger log = LoggerFactory.getLogger(CountsConfiguration.class);
 
     @Bean
-    StoreCounts storeCounts(PlatformProperties platform, CountsProperties counts, StorePartition partition,
+    StoreCounts storeCounts(IdRanges platform, CountsProperties counts, StorePartition partition,
                             MeterRegistry registry) {
         StoreCounts storeCounts = new StoreCounts(platform.maxStores(), platform.maxItemId(), counts.dedupWindowPerStore(),
                 counts.dedupHorizon(), InstantSource.system());

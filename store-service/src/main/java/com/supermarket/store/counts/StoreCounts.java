@@ -1,5 +1,6 @@
 package com.supermarket.store.counts;
 
+import com.supermarket.contract.IdRanges;
 import com.supermarket.contract.Purchase;
 import com.supermarket.contract.PurchaseItem;
 import com.supermarket.contract.StoreQueryReply.Ranked;
@@ -72,6 +73,7 @@ public final class StoreCounts {
 
     private final int maxStores;
     private final int maxItemId;
+    private final IdRanges ranges;
     private final int dedupWindowPerStore;
     private final long dedupHorizonSeconds;
     private final InstantSource clock;
@@ -101,6 +103,7 @@ public final class StoreCounts {
         }
         this.maxStores = maxStores;
         this.maxItemId = maxItemId;
+        this.ranges = new IdRanges(maxStores, maxItemId);
         this.dedupWindowPerStore = dedupWindowPerStore;
         this.dedupHorizonSeconds = dedupHorizon.toSeconds();
         this.clock = clock;
@@ -135,12 +138,17 @@ public final class StoreCounts {
         return forgottenEarly.sum();
     }
 
+    /** The ranges of the store and item ids these counts hold. */
+    public IdRanges ranges() {
+        return ranges;
+    }
+
     public boolean isKnownStore(int storeId) {
-        return storeId >= 1 && storeId <= maxStores;
+        return ranges.isKnownStore(storeId);
     }
 
     public boolean isKnownItem(int itemId) {
-        return itemId >= 1 && itemId <= maxItemId;
+        return ranges.isKnownItem(itemId);
     }
 
     /** What {@link #apply} did with a purchase. */
@@ -148,12 +156,15 @@ public final class StoreCounts {
         /** Every line was added. */
         APPLIED,
         /** The purchase id was among the store's recent ids: nothing was added. */
-        DUPLICATE,
-        /** The store or an item is outside the configured range: nothing was added. */
-        OUT_OF_RANGE
+        DUPLICATE
     }
 
-    /** Adds every line of {@code purchase} exactly once (see the class comment). */
+    /**
+     * Adds every line of {@code purchase} exactly once (see the class comment).
+     *
+     * @throws IllegalArgumentException if it names a store or item outside {@link #ranges()}, which
+     *                                  its caller checks where the purchase came in
+     */
     public Outcome apply(Purchase purchase) {
         List<PurchaseItem> items = purchase.items();
         int[] itemIds = new int[items.size()];
@@ -169,15 +180,14 @@ public final class StoreCounts {
      * Adds {@code quantities[i]} of {@code itemIds[i]} at {@code storeId} exactly once per
      * {@code purchaseId} (see the class comment); the form in which the write-ahead log replays
      * a purchase.
+     *
+     * @throws IllegalArgumentException if it names a store or item outside {@link #ranges()}, which
+     *                                  its caller checks where the purchase came in; nothing is added
      */
     public Outcome apply(UUID purchaseId, int storeId, int[] itemIds, int[] quantities) {
-        if (!isKnownStore(storeId)) {
-            return Outcome.OUT_OF_RANGE;
-        }
-        for (int itemId : itemIds) {
-            if (!isKnownItem(itemId)) {
-                return Outcome.OUT_OF_RANGE;
-            }
+        if (!isKnownStore(storeId) || !Arrays.stream(itemIds).allMatch(this::isKnownItem)) {
+            throw new IllegalArgumentException("purchase " + purchaseId + " names store " + storeId + " or an item "
+                    + "outside 1.." + maxStores + " stores / 1.." + maxItemId + " items");
         }
         StoreRow row = row(storeId);
         int now = now();

@@ -1,6 +1,6 @@
 package com.supermarket.store.durability;
 
-import com.supermarket.contract.BrokerSettings;
+import com.supermarket.broker.BrokerSettings;
 import com.supermarket.contract.StorePartition;
 import com.supermarket.store.counts.StoreCounts;
 import com.supermarket.store.partition.StoreCopy;

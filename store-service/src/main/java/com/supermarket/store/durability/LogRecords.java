@@ -68,12 +68,12 @@ final class LogRecords {
             if (inSnapshot.test(storeId)) {
                 continue;
             }
-            switch (counts.apply(id, storeId, itemIds, quantities)) {
-                case APPLIED -> applied++;
-                case DUPLICATE -> { }
-                case OUT_OF_RANGE -> throw new IllegalStateException("purchase " + id + " names store " + storeId
-                        + " or an item outside the configured 1.." + counts.maxStores() + " stores / 1.."
-                        + counts.maxItemId() + " items: were PLATFORM_MAX_STORES or PLATFORM_MAX_ITEM_ID reduced?");
+            try {
+                if (counts.apply(id, storeId, itemIds, quantities) == StoreCounts.Outcome.APPLIED) {
+                    applied++;
+                }
+            } catch (IllegalArgumentException e) {
+                throw new IllegalStateException(e.getMessage() + ": were PLATFORM_MAX_STORES or PLATFORM_MAX_ITEM_ID reduced?", e);
             }
         }
         return applied;

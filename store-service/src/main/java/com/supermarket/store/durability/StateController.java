@@ -1,6 +1,6 @@
 package com.supermarket.store.durability;
 
-import com.supermarket.contract.ShardConsumers;
+import com.supermarket.broker.ShardConsumers;
 import com.supermarket.contract.StorePartition;
 import com.supermarket.store.counts.CountsSummary;
 import com.supermarket.store.counts.StoreCounts;

@@ -1,7 +1,7 @@
 package com.supermarket.store.ingest;
 
-import com.supermarket.contract.BrokerSetup;
-import com.supermarket.contract.ShardConsumers;
+import com.supermarket.broker.BrokerSetup;
+import com.supermarket.broker.ShardConsumers;
 import com.supermarket.contract.StorePartition;
 import com.supermarket.store.counts.StoreCounts;
 import com.supermarket.store.durability.CountsRecovered;

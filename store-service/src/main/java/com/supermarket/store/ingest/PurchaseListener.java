@@ -1,13 +1,12 @@
 package com.supermarket.store.ingest;
 
 import com.rabbitmq.client.Channel;
+import com.supermarket.broker.MessageTracing;
+import com.supermarket.broker.Parking;
+import com.supermarket.broker.PurchaseLogContext;
 import com.supermarket.contract.MalformedMessageException;
-import com.supermarket.contract.MessageTracing;
-import com.supermarket.contract.Parking;
 import com.supermarket.contract.Purchase;
 import com.supermarket.contract.PurchaseBatch;
-import com.supermarket.contract.PurchaseItem;
-import com.supermarket.contract.PurchaseLogContext;
 import com.supermarket.contract.StorePartition;
 import com.supermarket.contract.WireFormat;
 import com.supermarket.store.counts.StoreCounts;
@@ -27,8 +26,7 @@ import org.springframework.amqp.rabbit.listener.api.ChannelAwareMessageListener;
 import org.springframework.stereotype.Component;
 
 /**
- * Applies each message delivered from a shard queue, a {@link PurchaseBatch} or a single legacy
- * purchase, to the counts, and hands it to the {@link Acknowledger}, which acknowledges it once
+ * Applies each message delivered from a shard queue, a {@link PurchaseBatch}, to the counts, and hands it to the {@link Acknowledger}, which acknowledges it once
  * its effect is durable. Each purchase counts once (the dedup window is per purchase id). A
  * poison element of a batch (undecodable, or naming a store or item outside the platform's
  * ranges, or a store of another store partition) is parked alone in {@code purchases.parking} with a publisher confirm before its
@@ -120,12 +118,14 @@ class PurchaseListener implements ChannelAwareMessageListener {
                 poison.add(PurchaseBatch.Poison.of(purchase, "store " + purchase.storeId()
                         + " belongs to store partition " + StorePartition.ownerOf(purchase.storeId(), partition.partitions())
                         + ", not to this " + partition));
-            } else if (inRange(purchase)) {
-                inRange.add(purchase);
             } else {
-                outOfRange.increment();
-                poison.add(PurchaseBatch.Poison.of(purchase, "store or item outside 1.."
-                        + counts.maxStores() + " / 1.." + counts.maxItemId()));
+                String outside = counts.ranges().outOfRange(purchase);
+                if (outside == null) {
+                    inRange.add(purchase);
+                } else {
+                    outOfRange.increment();
+                    poison.add(PurchaseBatch.Poison.of(purchase, outside));
+                }
             }
         }
         malformed.increment(decoded.poison().size());
@@ -143,7 +143,6 @@ class PurchaseListener implements ChannelAwareMessageListener {
                     duplicates.increment();
                     logCounted(purchase, "Skipped the redelivered");
                 }
-                case OUT_OF_RANGE -> throw new IllegalStateException("checked above: " + purchase.purchaseId());
             }
         }
         // Duplicates are logged too: their message is acknowledged only once its own record is
@@ -157,18 +156,6 @@ class PurchaseListener implements ChannelAwareMessageListener {
                 log.debug("{} purchase {} of store {}", what, purchase.purchaseId(), purchase.storeId());
             }
         }
-    }
-
-    private boolean inRange(Purchase purchase) {
-        if (!counts.isKnownStore(purchase.storeId())) {
-            return false;
-        }
-        for (PurchaseItem item : purchase.items()) {
-            if (!counts.isKnownItem(item.itemId())) {
-                return false;
-            }
-        }
-        return true;
     }
 
     /** Parks each poison element alone; false (channel closed, message left to redelivery) if one could not be. */

@@ -1,6 +1,6 @@
 package com.supermarket.store.partition;
 
-import com.supermarket.contract.BrokerSettings;
+import com.supermarket.broker.BrokerSettings;
 import com.supermarket.contract.StorePartition;
 import java.net.InetAddress;
 import java.net.UnknownHostException;

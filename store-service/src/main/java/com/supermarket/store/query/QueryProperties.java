@@ -6,14 +6,13 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * The RPC server's settings.
  *
  * @param rpcConsumers concurrent consumers of the RPC queue (read by the listener annotation)
- * @param maxLimit     the largest {@code limit} a query may ask for; more is a bad request
  */
 @ConfigurationProperties("store.query")
-record QueryProperties(int rpcConsumers, int maxLimit) {
+record QueryProperties(int rpcConsumers) {
 
     QueryProperties {
-        if (rpcConsumers < 1 || maxLimit < 1) {
-            throw new IllegalArgumentException("store.query.rpc-consumers and store.query.max-limit must be positive");
+        if (rpcConsumers < 1) {
+            throw new IllegalArgumentException("store.query.rpc-consumers must be positive");
         }
     }
 }

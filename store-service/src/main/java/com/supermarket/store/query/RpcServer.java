@@ -1,6 +1,6 @@
 package com.supermarket.store.query;
 
-import com.supermarket.contract.MessageTracing;
+import com.supermarket.broker.MessageTracing;
 import com.supermarket.contract.StoreQueries;
 import com.supermarket.contract.Topology;
 import com.supermarket.contract.WireFormat;
@@ -20,9 +20,8 @@ import org.springframework.stereotype.Component;
 
 /**
  * The RPC server on this store partition's query queue ({@link Topology#storeQueryQueue};
- * {@link Topology#STORE_RPC_QUEUE} when there is one partition): a {@link StoreQueries} request (by its
- * message type) gets one reply per query in one message, any other request is read as a single
- * query (an earlier purchase-api's). Each request's reply goes to its
+ * {@link Topology#STORE_RPC_QUEUE} when there is one partition): a {@link StoreQueries} request gets
+ * one reply per query in one message ({@link StoreRanking#answerAll}). Each request's reply goes to its
  * {@code replyTo} (purchase-api uses direct reply-to) with the request's correlation id, which
  * the listener adapter copies. The reply is a raw JSON {@link Message}, so no converter adds
  * type headers. A request without {@code replyTo} cannot be answered: it is counted, logged and
@@ -73,9 +72,7 @@ class RpcServer {
         properties.setContentType(WireFormat.CONTENT_TYPE);
         try (MessageTracing.Handling traced = tracing.handling(ANSWER_SPAN, Span.Kind.SERVER, request.getMessageProperties(),
                 List.of())) {
-            byte[] reply = StoreQueries.MESSAGE_TYPE.equals(request.getMessageProperties().getType())
-                    ? WireFormat.encode(ranking.answerAll(request.getBody()))
-                    : WireFormat.encode(ranking.answer(request.getBody()));
+            byte[] reply = WireFormat.encode(ranking.answerAll(request.getMessageProperties().getType(), request.getBody()));
             log.debug("Answered a store query request {}", request.getMessageProperties().getCorrelationId());
             return new Message(reply, properties);
         }

@@ -1,9 +1,9 @@
 package com.supermarket.store.query;
 
 import com.supermarket.contract.MalformedMessageException;
+import com.supermarket.contract.StorePartition;
 import com.supermarket.contract.StoreQueries;
 import com.supermarket.contract.StoreQuery;
-import com.supermarket.contract.StorePartition;
 import com.supermarket.contract.StoreQueryReply;
 import com.supermarket.contract.WireFormat;
 import com.supermarket.store.counts.StoreCounts;
@@ -30,14 +30,12 @@ class StoreRanking {
 
     private final StoreCounts counts;
     private final StorePartition partition;
-    private final int maxLimit;
     /** One timer per kind (or "unknown") and status, built once: no registry lookup per query. */
     private final Map<String, Map<StoreQueryReply.Status, Timer>> timers = new HashMap<>();
 
-    StoreRanking(StoreCounts counts, StorePartition partition, QueryProperties properties, MeterRegistry registry) {
+    StoreRanking(StoreCounts counts, StorePartition partition, MeterRegistry registry) {
         this.counts = counts;
         this.partition = partition;
-        this.maxLimit = properties.maxLimit();
         List<String> kinds = new ArrayList<>();
         for (StoreQuery.Kind kind : StoreQuery.Kind.values()) {
             kinds.add(kind.name());
@@ -53,25 +51,18 @@ class StoreRanking {
         }
     }
 
-    /** Answers a single {@link StoreQuery} in its wire form (a request without a message type). */
-    StoreQueryReply answer(byte[] requestBody) {
-        long start = System.nanoTime();
-        StoreQuery query;
-        try {
-            query = WireFormat.decode(requestBody, StoreQuery.class);
-        } catch (MalformedMessageException e) {
-            return malformed(start, "malformed query: " + e.getMessage());
-        }
-        return answer(query);
-    }
-
     /**
-     * Answers a {@link StoreQueries} in its wire form: one reply per query, in order. A body that
-     * cannot be read as queries gets one {@code BAD_REQUEST} reply, which the caller cannot
-     * match to its queries and reports as a bad reply.
+     * Answers a {@link StoreQueries} request in its wire form, its AMQP {@code type} and body:
+     * one reply per query, in order. A request of another type, or whose body cannot be read as
+     * queries, gets one {@code BAD_REQUEST} reply, which the caller cannot match to its queries
+     * and reports as a bad reply.
      */
-    StoreQueries.Replies answerAll(byte[] requestBody) {
+    StoreQueries.Replies answerAll(String type, byte[] requestBody) {
         long start = System.nanoTime();
+        if (!StoreQueries.MESSAGE_TYPE.equals(type)) {
+            return new StoreQueries.Replies(List.of(malformed(start, "malformed queries: the message type is " + type
+                    + ", not " + StoreQueries.MESSAGE_TYPE)));
+        }
         StoreQueries queries;
         try {
             queries = WireFormat.decode(requestBody, StoreQueries.class);
@@ -99,8 +90,8 @@ class StoreRanking {
     }
 
     private StoreQueryReply rank(StoreQuery query) {
-        if (query.limit() < 1 || query.limit() > maxLimit) {
-            return StoreQueryReply.badRequest("limit must be between 1 and " + maxLimit + ": " + query.limit());
+        if (!StoreQuery.isValidLimit(query.limit())) {
+            return StoreQueryReply.badRequest("limit must be between 1 and " + StoreQuery.MAX_LIMIT + ": " + query.limit());
         }
         return switch (query.kind()) {
             case TOP_ITEMS_AT_STORE -> !counts.isKnownStore(query.id())

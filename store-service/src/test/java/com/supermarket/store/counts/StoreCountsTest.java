@@ -88,9 +88,9 @@ class StoreCountsTest {
     void outOfRangeStoresAndItemsChangeNothing() {
         StoreCounts counts = new StoreCounts(4, 10, 16);
 
-        assertThat(counts.apply(purchase(5, new PurchaseItem(1, 1)))).isEqualTo(Outcome.OUT_OF_RANGE);
-        assertThat(counts.apply(purchase(1, new PurchaseItem(1, 1), new PurchaseItem(11, 1))))
-                .isEqualTo(Outcome.OUT_OF_RANGE);
+        assertThatIllegalArgumentException().isThrownBy(() -> counts.apply(purchase(5, new PurchaseItem(1, 1))));
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> counts.apply(purchase(1, new PurchaseItem(1, 1), new PurchaseItem(11, 1))));
 
         assertThat(counts.count(1, 1)).isZero();
         assertThatIllegalArgumentException().isThrownBy(() -> counts.topItemsAtStore(0, 10));

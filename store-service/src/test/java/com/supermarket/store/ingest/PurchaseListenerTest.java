@@ -7,12 +7,12 @@ import static org.mockito.Mockito.verify;
 import static org.mockito.Mockito.when;
 
 import com.rabbitmq.client.Channel;
-import com.supermarket.contract.MessageTracing;
-import com.supermarket.contract.Parking;
+import com.supermarket.broker.MessageTracing;
+import com.supermarket.broker.Parking;
+import com.supermarket.broker.ShardConsumers;
 import com.supermarket.contract.Purchase;
 import com.supermarket.contract.PurchaseBatch;
 import com.supermarket.contract.PurchaseItem;
-import com.supermarket.contract.ShardConsumers;
 import com.supermarket.contract.StorePartition;
 import com.supermarket.contract.WireFormat;
 import com.supermarket.store.counts.StoreCounts;

@@ -3,7 +3,7 @@ package com.supermarket.store.partition;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.supermarket.contract.BrokerSettings;
+import com.supermarket.broker.BrokerSettings;
 import com.supermarket.contract.StorePartition;
 import java.net.URI;
 import java.time.Duration;

@@ -5,11 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.supermarket.contract.Purchase;
 import com.supermarket.contract.PurchaseItem;
 import com.supermarket.contract.StorePartition;
-import com.supermarket.contract.StoreQuery;
+import com.supermarket.contract.StoreQueries;
 import com.supermarket.contract.StoreQuery.Kind;
-import com.supermarket.contract.StoreQueryReply;
+import com.supermarket.contract.StoreQuery;
 import com.supermarket.contract.StoreQueryReply.Ranked;
 import com.supermarket.contract.StoreQueryReply.Status;
+import com.supermarket.contract.StoreQueryReply;
 import com.supermarket.contract.WireFormat;
 import com.supermarket.store.counts.StoreCounts;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -24,10 +25,15 @@ class StoreRankingTest {
 
     private final StoreCounts counts = new StoreCounts(8, 100, 16);
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    private final StoreRanking ranking = new StoreRanking(counts, new StorePartition(0, 1), new QueryProperties(2, 20), registry);
+    private final StoreRanking ranking = new StoreRanking(counts, new StorePartition(0, 1), registry);
 
     private StoreQueryReply ask(Kind kind, int id, int limit) {
-        return ranking.answer(WireFormat.encode(new StoreQuery(kind, id, limit)));
+        return ask(ranking, new StoreQuery(kind, id, limit));
+    }
+
+    private static StoreQueryReply ask(StoreRanking ranking, StoreQuery query) {
+        return ranking.answerAll(StoreQueries.MESSAGE_TYPE, WireFormat.encode(new StoreQueries(List.of(query)))).replies()
+                .getFirst();
     }
 
     @Test
@@ -44,13 +50,13 @@ class StoreRankingTest {
 
     @Test
     void aStoreOfAnotherPartitionIsRefusedNeverAnsweredEmpty() {
-        StoreRanking secondOfTwo = new StoreRanking(counts, new StorePartition(1, 2), new QueryProperties(2, 20), registry);
+        StoreRanking secondOfTwo = new StoreRanking(counts, new StorePartition(1, 2), registry);
 
-        StoreQueryReply reply = secondOfTwo.answer(WireFormat.encode(new StoreQuery(Kind.TOP_ITEMS_AT_STORE, 4, 10)));
+        StoreQueryReply reply = ask(secondOfTwo, new StoreQuery(Kind.TOP_ITEMS_AT_STORE, 4, 10));
 
         assertThat(reply.status()).isEqualTo(Status.BAD_REQUEST);
         assertThat(reply.message()).contains("store 4 belongs to store partition 0", "STORE_PARTITIONS");
-        assertThat(secondOfTwo.answer(WireFormat.encode(new StoreQuery(Kind.TOP_ITEMS_AT_STORE, 3, 10))).status())
+        assertThat(ask(secondOfTwo, new StoreQuery(Kind.TOP_ITEMS_AT_STORE, 3, 10)).status())
                 .isEqualTo(Status.OK);
     }
 
@@ -64,18 +70,32 @@ class StoreRankingTest {
     @Test
     void limitsOutsideOneToTheMaximumAreBadRequests() {
         assertThat(ask(Kind.TOP_ITEMS_AT_STORE, 1, 0).status()).isEqualTo(Status.BAD_REQUEST);
-        assertThat(ask(Kind.TOP_STORES_FOR_ITEM, 1, 21).message()).contains("between 1 and 20");
-        assertThat(ask(Kind.TOP_STORES_FOR_ITEM, 1, 20).status()).isEqualTo(Status.OK);
+        assertThat(ask(Kind.TOP_STORES_FOR_ITEM, 1, StoreQuery.MAX_LIMIT + 1).message())
+                .contains("between 1 and " + StoreQuery.MAX_LIMIT);
+        assertThat(ask(Kind.TOP_STORES_FOR_ITEM, 1, StoreQuery.MAX_LIMIT).status()).isEqualTo(Status.OK);
     }
 
     @Test
     void malformedRequestsAreBadRequestsNotExceptions() {
-        for (String body : new String[] {"", "{", "[]", "{\"kind\":\"TOP_ITEMS_AT_STORE\",\"id\":1}",
-                "{\"kind\":\"NOPE\",\"id\":1,\"limit\":1}", "{\"id\":1,\"limit\":1}"}) {
-            StoreQueryReply reply = ranking.answer(body.getBytes(StandardCharsets.UTF_8));
-            assertThat(reply.status()).as(body).isEqualTo(Status.BAD_REQUEST);
-            assertThat(reply.message()).as(body).startsWith("malformed query");
+        for (String body : new String[] {"", "{", "[]", "{\"queries\":[]}", "{\"queries\":[{\"kind\":\"TOP_ITEMS_AT_STORE\",\"id\":1}]}",
+                "{\"queries\":[{\"kind\":\"NOPE\",\"id\":1,\"limit\":1}]}", "{\"queries\":[{\"id\":1,\"limit\":1}]}"}) {
+            List<StoreQueryReply> replies = ranking.answerAll(StoreQueries.MESSAGE_TYPE, body.getBytes(StandardCharsets.UTF_8))
+                    .replies();
+            assertThat(replies).as(body).singleElement().satisfies(reply -> {
+                assertThat(reply.status()).isEqualTo(Status.BAD_REQUEST);
+                assertThat(reply.message()).startsWith("malformed queries");
+            });
         }
-        assertThat(registry.get("store.queries").tag("kind", "unknown").timer().count()).isEqualTo(6);
+        assertThat(registry.get("store.queries").tag("kind", "unknown").timer().count()).isEqualTo(7);
+    }
+
+    @Test
+    void aRequestOfAnotherTypeIsABadRequest() {
+        byte[] single = WireFormat.encode(new StoreQuery(Kind.TOP_ITEMS_AT_STORE, 1, 1));
+
+        for (String type : new String[] {null, "store-query/1"}) {
+            assertThat(ranking.answerAll(type, single).replies()).as(type).singleElement()
+                    .extracting(StoreQueryReply::status).isEqualTo(Status.BAD_REQUEST);
+        }
     }
 }

@@ -1,6 +1,6 @@
 package com.supermarket.purchases.storage.dynamodb;
 
-import com.supermarket.contract.BrokerSetup;
+import com.supermarket.broker.BrokerSetup;
 import com.supermarket.purchases.ingest.IngestProperties;
 import java.net.URI;
 import org.springframework.context.annotation.Bean;

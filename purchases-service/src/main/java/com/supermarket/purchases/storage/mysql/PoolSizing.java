@@ -1,7 +1,7 @@
 package com.supermarket.purchases.storage.mysql;
 
-import com.supermarket.contract.BrokerSettings;
-import com.supermarket.contract.BrokerSetup;
+import com.supermarket.broker.BrokerSettings;
+import com.supermarket.broker.BrokerSetup;
 import com.supermarket.purchases.ingest.IngestProperties;
 import com.zaxxer.hikari.HikariDataSource;
 import javax.sql.DataSource;

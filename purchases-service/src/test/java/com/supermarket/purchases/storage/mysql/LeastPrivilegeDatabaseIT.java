@@ -3,10 +3,10 @@ package com.supermarket.purchases.storage.mysql;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.supermarket.broker.testing.TestServices;
 import com.supermarket.contract.Purchase;
 import com.supermarket.contract.PurchaseItem;
 import com.supermarket.tools.proxy.TcpProxy;
-import com.supermarket.contract.testing.TestServices;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;

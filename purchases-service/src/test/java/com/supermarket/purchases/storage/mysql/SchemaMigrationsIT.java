@@ -2,9 +2,9 @@ package com.supermarket.purchases.storage.mysql;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.supermarket.broker.testing.TestServices;
 import com.supermarket.contract.Purchase;
 import com.supermarket.contract.PurchaseItem;
-import com.supermarket.contract.testing.TestServices;
 import com.supermarket.purchases.storage.PurchaseRepository.StoreResult;
 import com.zaxxer.hikari.HikariDataSource;
 import java.time.Instant;

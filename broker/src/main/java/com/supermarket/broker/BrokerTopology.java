@@ -1,0 +1,230 @@
+package com.supermarket.broker;
+
+import com.supermarket.contract.Topology;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.springframework.amqp.AmqpException;
+import org.springframework.amqp.core.AmqpAdmin;
+import org.springframework.amqp.core.Binding;
+import org.springframework.amqp.core.CustomExchange;
+import org.springframework.amqp.core.Declarable;
+import org.springframework.amqp.core.Declarables;
+import org.springframework.amqp.core.Exchange;
+import org.springframework.amqp.core.FanoutExchange;
+import org.springframework.amqp.core.Queue;
+
+/**
+ * The platform's broker topology, in one place for every service and test: the exchanges,
+ * queues and bindings as {@link Declarables} (declared over AMQP), and, in the {@code sharded}
+ * mode, the sharding and dead-letter policies (set over the management API, which AMQP cannot
+ * do). Everything is idempotent, so any service may start first. {@link BrokerSetup} applies both.
+ *
+ * <p>The {@linkplain BrokerSettings.TopologyMode mode} decides what is behind the two
+ * {@code x-modulus-hash} exchanges: the sharding plugin's classic queues ({@code sharded}), or
+ * {@code replicatedShards} quorum queues per exchange declared here and bound to the exchange
+ * itself ({@code replicated}), each with a single active consumer, a delivery limit and the
+ * dead-letter exchange as arguments, so no policy is needed. In {@code replicated} mode the
+ * parking queue and the RPC queue are quorum queues too: nothing the platform keeps lives on one
+ * node only. Nothing declared here is refused by RabbitMQ 4.x (no transient non-exclusive queue),
+ * and all of it is accepted by 3.10.
+ *
+ * <p>A service registers {@link #declarables(BrokerSettings)} as a bean, so Spring's
+ * {@code RabbitAdmin} declares it again on every new connection. Stateless and thread-safe.
+ */
+public final class BrokerTopology {
+
+    /** Default number of shard queues per broker node for each sharded exchange. */
+    public static final int DEFAULT_SHARDS_PER_NODE = 4;
+
+    /** Default number of quorum queues per sharded exchange in the {@code replicated} mode. */
+    public static final int DEFAULT_REPLICATED_SHARDS = 8;
+
+    /**
+     * Deliveries of one message a replicated shard allows before dead-lettering it. The
+     * listeners reject poison at once (no requeue); this bounds what they cannot: a message whose
+     * consumer dies with it each time (a crash loop). Generous, because every node loss returns
+     * the unacknowledged messages of the consumers connected to it, counting one delivery each.
+     */
+    public static final int REPLICATED_DELIVERY_LIMIT = 20;
+
+    /** The binding key (the weight, for {@code x-modulus-hash}) of each replicated shard. */
+    static final String SHARD_WEIGHT = "1";
+
+    private BrokerTopology() {
+    }
+
+    /**
+     * The exchanges, their bindings, the dead-letter exchange with its parking queue, the store
+     * query queue of each store partition and, in {@code replicated} mode, the shard queues with their bindings; a new
+     * object on each call.
+     */
+    public static Declarables declarables(BrokerSettings settings) {
+        boolean replicated = settings.topologyMode() == BrokerSettings.TopologyMode.REPLICATED;
+        List<Declarable> declarables = new ArrayList<>();
+        List<String> shardedExchanges = settings.shardedExchanges();
+        for (String sharded : shardedExchanges) {
+            declarables.add(new CustomExchange(sharded, Topology.SHARDING_EXCHANGE_TYPE, true, false));
+        }
+        declarables.add(new FanoutExchange(Topology.INGRESS_EXCHANGE, true, false));
+        for (String sharded : shardedExchanges) {
+            declarables.add(new Binding(sharded, Binding.DestinationType.EXCHANGE, Topology.INGRESS_EXCHANGE, "", null));
+        }
+        declarables.add(new FanoutExchange(Topology.DEAD_LETTER_EXCHANGE, true, false));
+        declarables.add(durableQueue(Topology.PARKING_QUEUE, replicated, Map.of()));
+        declarables.add(new Binding(Topology.PARKING_QUEUE, Binding.DestinationType.QUEUE, Topology.DEAD_LETTER_EXCHANGE, "", null));
+        // Requests carry their own expiration: a stale request is dropped instead of being
+        // answered to nobody. Durable only because RabbitMQ 4.3 refuses transient shared queues.
+        // One query queue per store partition, its copies sharing it.
+        for (String queries : settings.storeQueryQueues()) {
+            declarables.add(durableQueue(queries, replicated, Map.of()));
+        }
+        if (replicated) {
+            for (String sharded : shardedExchanges) {
+                for (String shard : Topology.replicatedShards(sharded, settings.replicatedShards())) {
+                    declarables.add(durableQueue(shard, true, Map.of(
+                            "x-single-active-consumer", true,
+                            "x-delivery-limit", REPLICATED_DELIVERY_LIMIT,
+                            "x-dead-letter-exchange", Topology.DEAD_LETTER_EXCHANGE)));
+                    declarables.add(new Binding(shard, Binding.DestinationType.QUEUE, sharded, SHARD_WEIGHT, null));
+                }
+            }
+        }
+        return new Declarables(declarables);
+    }
+
+    /**
+     * What a service registers as a bean for Spring's {@code RabbitAdmin} to declare on every
+     * connection: the {@linkplain #declarables(BrokerSettings) topology}, or nothing when the
+     * service may not declare ({@code platform.broker.declare=false}; a refused declare would
+     * close the connection's channel on every reconnect).
+     */
+    public static Declarables declaredByService(BrokerSettings settings) {
+        return settings.declares() ? declarables(settings) : new Declarables();
+    }
+
+    /**
+     * A durable queue; a quorum queue when {@code quorum}, its leaders spread over the nodes
+     * ({@code balanced}; RabbitMQ 3.10's default puts every leader on the declaring client's node).
+     */
+    private static Queue durableQueue(String name, boolean quorum, Map<String, Object> arguments) {
+        Map<String, Object> all = new LinkedHashMap<>(arguments);
+        if (quorum) {
+            all.put("x-queue-type", "quorum");
+            all.put("x-queue-leader-locator", "balanced");
+        }
+        return new Queue(name, true, false, false, all);
+    }
+
+    /**
+     * Declares {@link #declarables(BrokerSettings)} now, in order, through {@code admin}, so that
+     * a failure is seen by the caller rather than only logged by a connection listener.
+     *
+     * @throws ShardingPluginMissingException if the broker does not know {@code x-modulus-hash}
+     * @throws AmqpException                  for any other broker error (e.g. unreachable)
+     */
+    public static void declare(AmqpAdmin admin, BrokerSettings settings) {
+        try {
+            for (Declarable declarable : declarables(settings).getDeclarables()) {
+                switch (declarable) {
+                    case Exchange exchange -> admin.declareExchange(exchange);
+                    case Queue queue -> admin.declareQueue(queue);
+                    case Binding binding -> admin.declareBinding(binding);
+                    default -> throw new IllegalStateException("unexpected declarable " + declarable);
+                }
+            }
+        } catch (AmqpException e) {
+            if (causes(e).contains("unknown exchange type")) {
+                throw new ShardingPluginMissingException(e);
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * Checks, without declaring anything, that every queue of {@link #declarables(BrokerSettings)}
+     * exists: a passive declare, which needs no configure (or any) permission, so a
+     * least-privilege service can tell whether the deployment's set-up step has run. The queues
+     * are declared after the exchanges and bindings, so their presence stands for the whole
+     * topology.
+     *
+     * @throws TopologyMissingException naming the first missing queue
+     * @throws AmqpException            for a broker error (e.g. unreachable)
+     */
+    public static void verify(AmqpAdmin admin, BrokerSettings settings, String vhost) {
+        for (Declarable declarable : declarables(settings).getDeclarables()) {
+            if (declarable instanceof Queue queue && admin.getQueueInfo(queue.getName()) == null) {
+                throw new TopologyMissingException(queue.getName(), vhost);
+            }
+        }
+    }
+
+    /**
+     * Sets the sharding policy ({@code shardsPerNode} shard queues per node) on the sharded
+     * exchanges of one store copy group ({@link Topology#SHARDED_EXCHANGES}) and the dead-letter
+     * policy on their shard queues; see {@link #applyPolicies(ManagementClient, String, int, List)}.
+     */
+    public static void applyPolicies(ManagementClient management, String vhost, int shardsPerNode) {
+        applyPolicies(management, vhost, shardsPerNode, Topology.SHARDED_EXCHANGES);
+    }
+
+    /**
+     * Sets the sharding policy ({@code shardsPerNode} shard queues per node) on each of
+     * {@code shardedExchanges} ({@link BrokerSettings#shardedExchanges()}) and the dead-letter
+     * policy on their shard queues. The plugin creates the shard queues shortly after
+     * (asynchronously).
+     */
+    public static void applyPolicies(ManagementClient management, String vhost, int shardsPerNode,
+                                     List<String> shardedExchanges) {
+        if (shardsPerNode < 1) {
+            throw new IllegalArgumentException("shardsPerNode must be at least 1: " + shardsPerNode);
+        }
+        for (String exchange : shardedExchanges) {
+            management.putPolicy(vhost, Topology.shardingPolicyName(exchange), "^" + quote(exchange) + "$", "exchanges", 10,
+                    Map.of("shards-per-node", shardsPerNode, "routing-key", "shard"));
+        }
+        List<String> quoted = shardedExchanges.stream().map(BrokerTopology::quote).toList();
+        management.putPolicy(vhost, Topology.SHARD_QUEUES_POLICY,
+                "^" + Topology.shardQueuePrefix("(" + String.join("|", quoted) + ")"), "queues", 10,
+                Map.of("dead-letter-exchange", Topology.DEAD_LETTER_EXCHANGE));
+    }
+
+    /** {@code name} as a policy pattern that matches it literally (a copy group's exchange has a dot). */
+    private static String quote(String name) {
+        return name.replace(".", "\\.");
+    }
+
+    /** The shard queues of {@code exchange} that exist now, sorted by name. */
+    public static List<String> shardQueues(ManagementClient management, String vhost, String exchange) {
+        return management.queueNames(vhost, Topology.shardQueuePrefix(exchange));
+    }
+
+    private static String causes(Throwable e) {
+        StringBuilder messages = new StringBuilder();
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            messages.append(t.getMessage()).append(' ');
+        }
+        return messages.toString();
+    }
+
+    /** A queue of the topology is missing where the service may not declare it itself. */
+    public static final class TopologyMissingException extends IllegalStateException {
+        public TopologyMissingException(String queue, String vhost) {
+            super("queue '" + queue + "' does not exist in vhost '" + vhost + "' and this service does not declare "
+                    + "(platform.broker.declare=false, a least-privilege broker user): run the deployment's broker "
+                    + "set-up step (the definitions file in compose, the topology resources on Kubernetes), which "
+                    + "declares the topology as a user that may");
+        }
+    }
+
+    /** The broker lacks the {@code rabbitmq_sharding} plugin; the message says how to enable it. */
+    public static final class ShardingPluginMissingException extends IllegalStateException {
+        public ShardingPluginMissingException(Throwable cause) {
+            super("RabbitMQ does not know the exchange type " + Topology.SHARDING_EXCHANGE_TYPE
+                    + ": the rabbitmq_sharding plugin is not enabled. Enable it on every broker node with "
+                    + "'rabbitmq-plugins enable rabbitmq_sharding' (and rabbitmq_management for the policies); "
+                    + "this service keeps retrying and turns ready once it is", cause);
+        }
+    }
+}

@@ -1,0 +1,134 @@
+package com.supermarket.broker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.GetResponse;
+import com.supermarket.broker.testing.TestBroker;
+import com.supermarket.contract.PurchaseBatch;
+import com.supermarket.contract.Topology;
+import java.time.Duration;
+import java.util.List;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+class BrokerTopologyIT {
+
+    private TestBroker broker;
+
+    @BeforeEach
+    void createVhost() {
+        broker = TestBroker.create("topology");
+    }
+
+    @AfterEach
+    void deleteVhost() {
+        broker.close();
+    }
+
+    @Test
+    void declaringTwiceIsHarmlessAndCreatesTheShards() throws Exception {
+        broker.applyTopology(3);
+        broker.applyTopology(3);
+
+        assertThat(broker.shardQueues(Topology.PURCHASE_EXCHANGE)).hasSize(3)
+                .allMatch(queue -> queue.startsWith("sharding: purchaseX - "));
+        assertThat(broker.shardQueues(Topology.STORE_EXCHANGE)).hasSize(3);
+    }
+
+    @Test
+    void onePublishToTheIngressReachesBothShardedExchangesSpreadByStore() throws Exception {
+        broker.applyTopology(4);
+        int stores = 64;
+        try (Connection connection = broker.newConnection(); Channel channel = connection.createChannel()) {
+            channel.confirmSelect();
+            for (int store = 1; store <= stores; store++) {
+                channel.basicPublish(Topology.INGRESS_EXCHANGE, Integer.toString(store), true,
+                        new AMQP.BasicProperties.Builder().deliveryMode(2).build(), new byte[] {1});
+            }
+            channel.waitForConfirmsOrDie(10_000);
+        }
+
+        for (String exchange : Topology.SHARDED_EXCHANGES) {
+            assertThat(broker.messageCountBehind(exchange)).as(exchange).isEqualTo(stores);
+            assertThat(broker.shardQueues(exchange).stream().filter(queue -> broker.messageCount(queue) > 0))
+                    .as("shards of %s holding messages", exchange).hasSizeGreaterThan(1);
+        }
+    }
+
+    /**
+     * The routing keys purchase-api publishes with: for N shard queues, the key of each shard
+     * ({@link Topology#routingKey} of the store ids 0..N-1) lands on a shard queue of its own,
+     * behind both sharded exchanges, whether the sharding plugin made the queues or the platform
+     * declared and bound them.
+     */
+    @ParameterizedTest(name = "{0} shard queues, {1}")
+    @MethodSource("shardCountsAndModes")
+    void eachShardsRoutingKeyLandsOnAShardQueueOfItsOwn(int shards, BrokerSettings.TopologyMode mode) throws Exception {
+        if (mode == BrokerSettings.TopologyMode.REPLICATED) {
+            broker.applyReplicatedTopology(shards);
+        } else {
+            broker.applyTopology(shards);
+        }
+        try (Connection connection = broker.newConnection(); Channel channel = connection.createChannel()) {
+            channel.confirmSelect();
+            for (int shard = 0; shard < shards; shard++) {
+                channel.basicPublish(Topology.INGRESS_EXCHANGE, Topology.routingKey(shard, shards), true,
+                        new AMQP.BasicProperties.Builder().deliveryMode(2).build(), new byte[] {(byte) shard});
+            }
+            channel.waitForConfirmsOrDie(10_000);
+        }
+
+        for (String exchange : Topology.SHARDED_EXCHANGES) {
+            List<String> queues = mode == BrokerSettings.TopologyMode.REPLICATED
+                    ? Topology.replicatedShards(exchange, shards) : broker.shardQueues(exchange);
+            assertThat(queues).as("shard queues of %s", exchange).hasSize(shards);
+            assertThat(queues).as("messages in each shard queue of %s", exchange)
+                    .allSatisfy(queue -> assertThat(broker.messageCount(queue)).as(queue).isEqualTo(1));
+        }
+    }
+
+    static Stream<Arguments> shardCountsAndModes() {
+        return IntStream.rangeClosed(1, 8).boxed().flatMap(shards -> Stream.of(
+                Arguments.of(shards, BrokerSettings.TopologyMode.SHARDED),
+                Arguments.of(shards, BrokerSettings.TopologyMode.REPLICATED)));
+    }
+
+    @Test
+    void aRejectedShardMessageIsParked() throws Exception {
+        broker.applyTopology(1);
+        String shard = broker.shardQueues(Topology.STORE_EXCHANGE).getFirst();
+        try (Connection connection = broker.newConnection(); Channel channel = connection.createChannel()) {
+            channel.basicPublish(Topology.INGRESS_EXCHANGE, "1", null, "poison".getBytes());
+            await().atMost(Duration.ofSeconds(10)).until(() -> broker.messageCount(shard) == 1);
+            GetResponse delivery = channel.basicGet(shard, false);
+            channel.basicReject(delivery.getEnvelope().getDeliveryTag(), false);
+        }
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> broker.messageCount(Topology.PARKING_QUEUE) == 1);
+    }
+
+    @Test
+    void aParkedPoisonPurchaseLandsAloneInTheParkingQueueWithItsReason() throws Exception {
+        broker.applyTopology(1);
+        PurchaseBatch.Poison poison = new PurchaseBatch.Poison("{\"storeId\":0}".getBytes(), "storeId must be positive");
+        try (Connection connection = broker.newConnection(); Channel channel = connection.createChannel()) {
+            Parking.park(channel, poison, "sharding: storeX - n - 0", Duration.ofSeconds(5));
+
+            GetResponse parked = channel.basicGet(Topology.PARKING_QUEUE, true);
+            assertThat(parked.getBody()).isEqualTo(poison.json());
+            assertThat(parked.getProps().getHeaders().get(Parking.REASON_HEADER)).hasToString("storeId must be positive");
+            assertThat(parked.getProps().getHeaders().get(Parking.SOURCE_QUEUE_HEADER)).hasToString("sharding: storeX - n - 0");
+            assertThat(parked.getProps().getDeliveryMode()).isEqualTo(2);
+        }
+    }
+}
