@@ -1,5 +1,8 @@
 package com.supermarket.loadclient.verify;
 
+import com.supermarket.contract.CountsDigest;
+import com.supermarket.contract.StorePartition;
+
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -142,39 +145,21 @@ final class PurchaseTotals {
     Summary summary(int partition, int partitions) {
         long purchases = 0;
         long quantity = 0;
-        long digest = 0;
+        CountsDigest digest = new CountsDigest();
         for (Map.Entry<Integer, Long> store : purchasesByStore.entrySet()) {
-            if (Math.floorMod(store.getKey(), partitions) == partition) {
+            if (StorePartition.ownerOf(store.getKey(), partitions) == partition) {
                 purchases += store.getValue();
             }
         }
         for (Map.Entry<Integer, Map<Integer, Long>> store : itemsByStore.entrySet()) {
-            if (Math.floorMod(store.getKey(), partitions) != partition) {
+            if (StorePartition.ownerOf(store.getKey(), partitions) != partition) {
                 continue;
             }
             for (Map.Entry<Integer, Long> item : store.getValue().entrySet()) {
-                long count = item.getValue();
-                if (count != 0) {
-                    quantity += count;
-                    digest += triple(store.getKey(), item.getKey(), (int) count);
-                }
+                quantity += item.getValue();
+                digest.add(store.getKey(), item.getKey(), Math.toIntExact(item.getValue()));
             }
         }
-        return new Summary(purchases, quantity, "%016x".formatted(digest));
-    }
-
-    /**
-     * The fingerprint of one (store, item, count) triple, as store-service's
-     * {@code CountsSummary.triple} computes it (the load client shares no code with the services;
-     * {@code PurchaseTotalsTest} pins values computed by that method).
-     */
-    static long triple(int storeId, int itemId, int count) {
-        return mix(mix(((long) storeId << 32) | itemId) ^ (count * 0x9e3779b97f4a7c15L));
-    }
-
-    private static long mix(long z) {
-        z = (z ^ (z >>> 30)) * 0xbf58476d1ce4e5b9L;
-        z = (z ^ (z >>> 27)) * 0x94d049bb133111ebL;
-        return z ^ (z >>> 31);
+        return new Summary(purchases, quantity, digest.hex());
     }
 }

@@ -184,17 +184,16 @@ class CheckGetsIT {
     @Test
     void everyCopysStateSummaryIsCheckedAgainstItsPartition() {
         // Two partitions: stores 2 (even) and 1, 3 (odd).
-        summaries.put("/c0p0/state/summary", summary(1, 4, PurchaseTotals.triple(2, 101, 3) + PurchaseTotals.triple(2, 202, 1)));
-        String odd = summary(3, 10, PurchaseTotals.triple(1, 101, 3) + PurchaseTotals.triple(1, 202, 1)
-                + PurchaseTotals.triple(1, 303, 1) + PurchaseTotals.triple(3, 202, 5));
+        summaries.put("/c0p0/state/summary", summary(1, 4, PurchaseTotalsTest.digest(2, 101, 3, 2, 202, 1)));
+        String odd = summary(3, 10, PurchaseTotalsTest.digest(1, 101, 3, 1, 202, 1, 1, 303, 1, 3, 202, 5));
         summaries.put("/c0p1/state/summary", odd);
-        summaries.put("/c1p0/state/summary", summary(1, 4, PurchaseTotals.triple(2, 101, 3) + PurchaseTotals.triple(2, 202, 1)));
+        summaries.put("/c1p0/state/summary", summary(1, 4, PurchaseTotalsTest.digest(2, 101, 3, 2, 202, 1)));
         summaries.put("/c1p1/state/summary", odd);
         String[] copies = {"--store-copies", "2", "--store-state-url", url("/c0p0"), "--store-state-url", url("/c0p1"),
                 "--store-state-url", url("/c1p0"), "--store-state-url", url("/c1p1")};
 
         CommandOutcome exact = checkGets(copies);
-        summaries.put("/c1p1/state/summary", summary(4, 11, 0));
+        summaries.put("/c1p1/state/summary", summary(4, 11, PurchaseTotalsTest.digest()));
         CommandOutcome counted = checkGets(copies);
 
         assertThat(exact.status()).as(exact.toString()).isZero();
@@ -214,8 +213,8 @@ class CheckGetsIT {
         assertThat(outcome.err()).contains("the dynamodb profile is not supported");
     }
 
-    private static String summary(long purchases, long quantity, long digest) {
-        return "{\"purchases\":" + purchases + ",\"quantity\":" + quantity + ",\"digest\":\"" + "%016x".formatted(digest) + "\"}";
+    private static String summary(long purchases, long quantity, String digest) {
+        return "{\"purchases\":" + purchases + ",\"quantity\":" + quantity + ",\"digest\":\"" + digest + "\"}";
     }
 
     private static String url(String path) {
