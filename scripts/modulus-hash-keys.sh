@@ -6,7 +6,7 @@
 # the message's routing keys ([<<"s0">>] for a message published with routing key s0 and no CC
 # header). phash2 is Erlang's portable hash, the same on every machine and ERTS version, but
 # Java has no implementation of it, so Erlang computes the table once and the repository keeps
-# it. Needs erl (the broker's Erlang runtime does). contract's BrokerTopologyIT checks the keys
+# it. Needs erl (the broker's Erlang runtime does). the broker module's BrokerTopologyIT checks the keys
 # on a real broker; ModulusHashKeysTest checks that every queue count up to
 # ModulusHashKeys.MAX_QUEUES has a key for each of its queues.
 #

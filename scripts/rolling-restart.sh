@@ -7,7 +7,7 @@
 # verify. Passes only with 0 failed requests and verify passing. Logs in runs/rolling-<time>/.
 #
 # What keeps it at 0: purchase-api drains on SIGTERM (every request it holds is answered, see
-# purchase-api/README.md, "Stopping drops no request"); nginx passes a request the stopping
+# docs/architecture.md, "purchase-api: what a 201 and a 503 mean"); nginx passes a request the stopping
 # replica refuses (closed port, kept-alive connection closed unanswered) to the other one, a
 # POST only when it carries an Idempotency-Key, whose purchase id makes the resend the same
 # purchase (the load client always sends one; deploy/nginx/nginx.conf says why). On EKS the

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Issues, rotates and revokes till keys for purchase-api's till authentication, and writes the
-# Kubernetes Secrets that carry them (purchase-api/README.md, "Till authentication").
+# Kubernetes Secrets that carry them (docs/operations.md, "Till authentication").
 #
 # Usage: scripts/till-keys.sh COMMAND --dir DIR [options]
 #   issue   --stores LIST [--tills N] [--managers N]

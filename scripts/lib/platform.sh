@@ -13,7 +13,7 @@ API_MANAGEMENT_PORT="${API_MANAGEMENT_PORT:-9080}"
 STORE_MANAGEMENT_PORT="${STORE_MANAGEMENT_PORT:-9081}"
 PURCHASES_MANAGEMENT_PORT="${PURCHASES_MANAGEMENT_PORT:-9082}"
 DYNAMODB_LOCAL_PORT="${DYNAMODB_LOCAL_PORT:-8000}"
-# store-service's partitions and copies of each, one process each (README: "Store partitions
+# store-service's partitions and copies of each, one process each (docs/architecture.md, "Store partitions
 # and copies"); every service reads both. Partition p, copy c listens on STORE_PORT and
 # STORE_MANAGEMENT_PORT plus p x STORE_PARTITION_PORT_STEP + c x STORE_COPY_PORT_STEP, and copy c
 # rebuilds a lost state directory from the partition's other copies (STORE_PEERS).

@@ -38,7 +38,7 @@ import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 
 /**
- * One purchase followed across the three services (README, "Tracing"): the services run from
+ * One purchase followed across the three services (docs/operations.md, "Tracing"): the services run from
  * their jars with tracing on, against a vhost of the test broker and the test MariaDB, exporting
  * their spans over OTLP/HTTP to a receiver in this test, with their logs in ECS JSON. A POST
  * carrying a W3C {@code traceparent} must show that trace in purchase-api's server span, in a

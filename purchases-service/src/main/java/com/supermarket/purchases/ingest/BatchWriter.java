@@ -30,7 +30,7 @@ import org.springframework.stereotype.Component;
 
 /**
  * Writes a consumer's batch to the {@link PurchaseRepository} and rejects a purchase only when it
- * is proven bad (README, "Whose fault a failed write is"):
+ * is proven bad (docs/architecture.md, "purchases-service: writes, and whose fault a failed write is"):
  * <ul>
  * <li>a failure that is the store's ({@link Fault#STORE}: unavailable, read-only, full, access
  * refused) holds the whole batch (its message stays unacknowledged in the broker) and retries it

@@ -36,7 +36,7 @@ public interface PurchaseRepository {
 
     /**
      * Whose fault a failure of {@link #storeAll} is. Decides what happens to the batch: only a
-     * purchase proven bad is ever parked (README, "Whose fault a failed write is").
+     * purchase proven bad is ever parked (docs/architecture.md, "purchases-service: writes, and whose fault a failed write is").
      */
     Fault faultOf(RuntimeException failure);
 

@@ -102,7 +102,7 @@ record StateDirectory(Path path) {
             throw new IllegalStateException("the state directory " + path + " holds the counts of store partition " + found
                     + ", not of this store partition " + wanted + " (STORE_PARTITION, STORE_PARTITIONS, STORE_COPY): give "
                     + "each partition and copy its own state directory; a changed partition count moves stores between "
-                    + "partitions, which needs new, empty state directories (README: \"Store partitions\")");
+                    + "partitions, which needs new, empty state directories (docs/operations.md, \"Store partitions and copies\")");
         }
         if (!Files.exists(mark) || !Files.readString(mark, StandardCharsets.US_ASCII).strip().equals(wanted)) {
             Path written = path.resolve(PARTITION_MARK + ".tmp");
