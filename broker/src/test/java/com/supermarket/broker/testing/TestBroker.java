@@ -195,7 +195,16 @@ public final class TestBroker implements AutoCloseable {
      * shard queues of both sharded exchanges.
      */
     public void applyTopology(int shardsPerNode) {
-        prepare(settings(shardsPerNode, Duration.ofSeconds(1)));
+        applyTopology(shardsPerNode, 1);
+    }
+
+    /**
+     * {@link #applyTopology(int)} with store-service's stores in {@code storePartitions}
+     * partitions: one query queue each ({@link Topology#storeQueryQueue}).
+     */
+    public void applyTopology(int shardsPerNode, int storePartitions) {
+        Duration interval = Duration.ofSeconds(1);
+        prepare(new BrokerSettings(managementUri, shardsPerNode, true, interval, interval, null, 0, null, storePartitions));
         for (String exchange : Topology.SHARDED_EXCHANGES) {
             await("shard queues of " + exchange).atMost(Duration.ofSeconds(30))
                     .until(() -> shardQueues(exchange).size() >= shardsPerNode);

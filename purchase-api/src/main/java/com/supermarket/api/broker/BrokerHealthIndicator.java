@@ -1,6 +1,6 @@
 package com.supermarket.api.broker;
 
-import com.supermarket.contract.Topology;
+import com.supermarket.broker.BrokerSettings;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -15,7 +15,7 @@ import org.springframework.stereotype.Component;
 
 /**
  * Readiness of the broker: DOWN while the connection is blocked, or when a real round trip
- * (a passive declare of the RPC queue) fails or takes longer than the health timeout, so a
+ * (a passive declare of the first store partition's query queue, which every topology has) fails or takes longer than the health timeout, so a
  * frozen link is caught too and the probe itself never hangs. Thread-safe.
  */
 @Component("broker")
@@ -24,14 +24,16 @@ class BrokerHealthIndicator implements HealthIndicator, DisposableBean {
     private final CachingConnectionFactory connectionFactory;
     private final BlockedConnectionTracker blocked;
     private final BrokerProperties properties;
+    private final String probedQueue;
     private final ExecutorService checks = Executors.newThreadPerTaskExecutor(
             Thread.ofVirtual().name("broker-health-", 0).factory());
 
     BrokerHealthIndicator(CachingConnectionFactory connectionFactory, BlockedConnectionTracker blocked,
-                          BrokerProperties properties) {
+                          BrokerProperties properties, BrokerSettings settings) {
         this.connectionFactory = connectionFactory;
         this.blocked = blocked;
         this.properties = properties;
+        this.probedQueue = settings.storeQueryQueues().getFirst();
     }
 
     @Override
@@ -60,11 +62,21 @@ class BrokerHealthIndicator implements HealthIndicator, DisposableBean {
         long start = System.nanoTime();
         try (Connection connection = connectionFactory.createConnection();
              var channel = connection.createChannel(false)) {
-            channel.queueDeclarePassive(Topology.STORE_RPC_QUEUE);
+            channel.queueDeclarePassive(probedQueue);
         } catch (Exception e) {
-            throw new IllegalStateException("broker unreachable: " + e.getMessage(), e);
+            throw new IllegalStateException("no round trip to the broker (passive declare of " + probedQueue + "): "
+                    + innermostMessage(e), e);
         }
         return System.nanoTime() - start;
+    }
+
+    /** The client wraps a channel error (no such queue, say) in exceptions without a message. */
+    private static String innermostMessage(Throwable e) {
+        String message = e.getMessage();
+        for (Throwable cause = e.getCause(); cause != null; cause = cause.getCause()) {
+            message = cause.getMessage() == null ? message : cause.getMessage();
+        }
+        return message;
     }
 
     @Override

@@ -61,7 +61,7 @@ class StorePartitionQueriesIT extends ServedApiTest {
     private static Connection responderConnection;
 
     static {
-        broker.applyTopology(2);
+        broker.applyTopology(2, PARTITIONS);
         Random random = new Random(2);
         for (int store = 0; store <= STORES; store++) {
             Map<Integer, Long> items = new ConcurrentHashMap<>();
@@ -141,6 +141,14 @@ class StorePartitionQueriesIT extends ServedApiTest {
 
     private static Comparator<Ranked> mostFirst() {
         return Comparator.comparingLong(Ranked::quantity).reversed().thenComparingInt(Ranked::id);
+    }
+
+    @Test
+    void isReadyWithOnlyThePartitionsQueryQueues() {
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+            HttpResponse<String> readiness = api.actuator("/health/readiness");
+            assertThat(readiness.statusCode()).as(readiness.body()).isEqualTo(200);
+        });
     }
 
     @Test
