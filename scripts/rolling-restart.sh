@@ -211,7 +211,7 @@ for i in "${!REPLICAS[@]}"; do
   drained="did NOT log its graceful shutdown"
   grep -q 'Graceful shutdown complete' "$RUN_DIR/${REPLICAS[$i]}.log" && drained="drained (graceful shutdown complete)"
   log "${REPLICAS[$i]}: $drained; after its restart it answered $(curl -s \
-    "http://127.0.0.1:$(replica_management_port "$i")/actuator/prometheus" | tools metric purchases_accepted_total || echo no) purchases 201"
+    "http://127.0.0.1:$(replica_management_port "$i")/actuator/prometheus" | tools metric api_purchases_accepted_total || echo no) purchases 201"
 done
 docker logs "$NGINX_CONTAINER" >"$RUN_DIR/nginx.log" 2>&1 || true
 log "nginx passed to the other replica $(grep -c 'Connection refused' "$RUN_DIR/nginx.log" || true) requests a stopped" \

@@ -10,7 +10,7 @@
 # row to samples.csv in the run folder: each service's heap (used now, and live after the last
 # old-generation collection: jvm_gc_live_data_size_bytes), store-service's write-ahead log (all
 # it keeps) and newest snapshot, Redis memory and keys, the messages waiting in the run's queues
-# (RabbitMQ's management API), purchases accepted (purchase-api's purchases_accepted_total, summed
+# (RabbitMQ's management API), purchases accepted (purchase-api's api_purchases_accepted_total, summed
 # over its restarts) and each process's CPU per accepted purchase over the interval (/proc/PID/stat;
 # beam.smp and mariadbd are the machine's shared servers, so others' work shows in theirs).
 # At the end: the load client's verify (every accepted purchase stored once and counted once),

@@ -126,7 +126,7 @@ run() {
   requests=$(grep -Eo '^ *[0-9]+ requests' <<<"$out" | awk '{print $1}')
   # mean purchases per message over the whole life of the process (warm-up included)
   batch=$(curl -fs "http://127.0.0.1:$management_port/actuator/prometheus" | awk '
-    /^purchases_batch_size_purchases_sum/ {s=$2} /^purchases_batch_size_purchases_count/ {c=$2}
+    /^api_purchases_batch_size_purchases_sum/ {s=$2} /^api_purchases_batch_size_purchases_count/ {c=$2}
     END {if (c > 0) printf "%.1f", s/c; else print "n/a"}')
   local keys=""
   [[ $keyed -eq 0 ]] || keys=", redis $(awk -v t="$(( redis_after - redis_before ))" -v k="$tick" -v n="$requests" 'BEGIN{printf "%.3f", t*1000/k/n}')"

@@ -281,8 +281,8 @@ what_the_clients_saw() {
   fi
   echo; echo "## Broker connections when the fault struck (node, connection, client name)"
   cat "$RUN_DIR/$fault-connections.txt" 2>/dev/null || true
-  echo; echo "## purchase-api: purchases answered 503, by reason (purchases_refused_total)"
-  curl -sf "http://127.0.0.1:$API_MANAGEMENT_PORT/actuator/prometheus" | tools metric purchases_refused_total --lines --positive || true
+  echo; echo "## purchase-api: purchases answered 503, by reason (api_purchases_refused_total)"
+  curl -sf "http://127.0.0.1:$API_MANAGEMENT_PORT/actuator/prometheus" | tools metric api_purchases_refused_total --lines --positive || true
   echo; echo "## Consumers: purchases delivered again after they were stored or counted"
   curl -sf "http://127.0.0.1:$PURCHASES_MANAGEMENT_PORT/actuator/prometheus" | tools metric purchases_duplicates_total --lines || true
   curl -sf "http://127.0.0.1:$STORE_MANAGEMENT_PORT/actuator/prometheus" | tools metric store_purchases_duplicates_total --lines || true

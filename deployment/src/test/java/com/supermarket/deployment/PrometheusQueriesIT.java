@@ -158,8 +158,8 @@ class PrometheusQueriesIT {
         // refused one (503: no confirm in time) may still arrive once the alarm clears.
         await("the purchases in the metrics").atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofSeconds(2))
                 .untilAsserted(() -> {
-                    double accepted = value("sum(purchases_accepted_total)");
-                    double refused = value("sum(purchases_refused_total)");
+                    double accepted = value("sum(api_purchases_accepted_total)");
+                    double refused = value("sum(api_purchases_refused_total)");
                     assertThat(accepted).isGreaterThanOrEqualTo(ACCEPTED);
                     assertThat(refused).isPositive();
                     assertThat(value("sum(store_purchases_applied_total)")).isBetween(accepted, accepted + refused);

@@ -57,7 +57,7 @@ class ToolsTest {
     void metricPrintsNothingAndExitsOneWhenTheMetricIsMissingOrZeroMeansUnknown() throws Exception {
         Path scrape = file("scrape.txt", "jvm_gc_live_data_size_bytes 0.0\n");
 
-        assertThat(Tools.execute("metric", "purchases_accepted_total", scrape.toString())).isEqualTo(1);
+        assertThat(Tools.execute("metric", "api_purchases_accepted_total", scrape.toString())).isEqualTo(1);
         assertThat(Tools.execute("metric", "jvm_gc_live_data_size_bytes", "--zero-as-none", scrape.toString())).isEqualTo(1);
         assertThat(printed()).isEmpty();
     }
@@ -65,12 +65,12 @@ class ToolsTest {
     @Test
     void metricLinesPrintsThePositiveSamplesAsWritten() throws Exception {
         Path scrape = file("scrape.txt", """
-                purchases_refused_total{reason="broker"} 12.0
-                purchases_refused_total{reason="overload"} 0.0
+                api_purchases_refused_total{reason="broker"} 12.0
+                api_purchases_refused_total{reason="overload"} 0.0
                 """);
 
-        assertThat(Tools.execute("metric", "purchases_refused_total", "--lines", "--positive", scrape.toString())).isZero();
-        assertThat(printed().lines()).containsExactly("purchases_refused_total{reason=\"broker\"} 12.0");
+        assertThat(Tools.execute("metric", "api_purchases_refused_total", "--lines", "--positive", scrape.toString())).isZero();
+        assertThat(printed().lines()).containsExactly("api_purchases_refused_total{reason=\"broker\"} 12.0");
     }
 
     @Test

@@ -3,7 +3,7 @@ package com.supermarket.api.auth;
 /**
  * What {@link TillAuthenticator#decide} answers: allowed, or the refusal with its HTTP status and
  * the message of the {@code {"message"}} body (which never echoes the key). Also the
- * {@code reason} tag of {@code till_auth_refused_total}.
+ * {@code reason} tag of {@code api_till_auth_refused_total}.
  */
 public enum AuthDecision {
     ALLOWED(200, ""),

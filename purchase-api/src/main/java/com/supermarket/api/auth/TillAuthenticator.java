@@ -48,14 +48,14 @@ public final class TillAuthenticator {
         }
         for (AuthDecision decision : AuthDecision.values()) {
             if (!decision.allowed()) {
-                refusals.put(decision, Counter.builder("till.auth.refused")
+                refusals.put(decision, Counter.builder("api.till.auth.refused")
                         .description("Requests refused by till authentication (401 or 403), by reason")
                         .tag("reason", decision.name()).register(registry));
             }
         }
-        Gauge.builder("till.auth.keys", keys, k -> k.current().size())
+        Gauge.builder("api.till.auth.keys", keys, k -> k.current().size())
                 .description("Till and manager key hashes in force").register(registry);
-        Gauge.builder("till.auth.reload.failures", keys, TillKeys::failedReloads)
+        Gauge.builder("api.till.auth.reload.failures", keys, TillKeys::failedReloads)
                 .description("Reloads of the key hashes file that failed (the previous keys stayed in force)")
                 .register(registry);
         this.refusalLog = new RefusalLog(LoggerFactory.getLogger(TillAuthenticator.class), refusalLinesPerSecond,

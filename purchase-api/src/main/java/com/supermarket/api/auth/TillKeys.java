@@ -68,10 +68,6 @@ final class TillKeys implements AutoCloseable {
         return table;
     }
 
-    Path file() {
-        return file;
-    }
-
     long failedReloads() {
         return failedReloads.get();
     }

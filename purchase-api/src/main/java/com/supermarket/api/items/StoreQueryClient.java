@@ -76,7 +76,7 @@ class StoreQueryClient implements DisposableBean {
     /** The span of one message of store queries, up to its reply (tracing on). */
     static final String QUERY_SPAN = "store query";
 
-    /** Outcome tags of {@code store.rpc.latency} besides the reply statuses. */
+    /** Outcome tags of {@code api.store.rpc.latency} besides the reply statuses. */
     enum Failure { timeout, unreachable, malformed, overloaded, returned }
 
     private final CachingConnectionFactory connectionFactory;
@@ -122,7 +122,7 @@ class StoreQueryClient implements DisposableBean {
             answered.put(kind, timers(registry, kind, StoreQueryReply.Status.class));
             failed.put(kind, timers(registry, kind, Failure.class));
         }
-        this.batchSize = DistributionSummary.builder("store.rpc.batch.size")
+        this.batchSize = DistributionSummary.builder("api.store.rpc.batch.size")
                 .description("Store queries per RPC message").baseUnit("queries").register(registry);
         for (int partition = 0; partition < partitions; partition++) {
             BlockingQueue<Asked> queries = new ArrayBlockingQueue<>(properties.queueCapacity());
@@ -163,7 +163,7 @@ class StoreQueryClient implements DisposableBean {
     private static <O extends Enum<O>> Map<O, Timer> timers(MeterRegistry registry, StoreQuery.Kind kind, Class<O> outcomes) {
         Map<O, Timer> timers = new EnumMap<>(outcomes);
         for (O outcome : outcomes.getEnumConstants()) {
-            timers.put(outcome, Timer.builder("store.rpc.latency")
+            timers.put(outcome, Timer.builder("api.store.rpc.latency")
                     .description("Store query round trip over the broker")
                     .tags("kind", kind.name(), "outcome", outcome.name())
                     .register(registry));

@@ -7,7 +7,7 @@ package com.supermarket.api.purchase;
  */
 final class PublishRefusedException extends RuntimeException {
 
-    /** Low-cardinality reason, the {@code reason} tag of {@code purchases.refused}. */
+    /** Low-cardinality reason, the {@code reason} tag of {@code api.purchases.refused}. */
     enum Reason {
         BLOCKED, UNREACHABLE, CHANNELS_EXHAUSTED, OVERLOADED, CONFIRM_TIMEOUT, NACK, UNROUTABLE, INTERRUPTED,
         /** A keyed purchase whose key could not be checked: the idempotency store did not answer. */

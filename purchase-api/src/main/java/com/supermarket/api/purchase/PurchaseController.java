@@ -46,11 +46,11 @@ class PurchaseController {
         this.publisher = publisher;
         this.limits = limits;
         this.publishProperties = publishProperties;
-        this.accepted = Counter.builder("purchases.accepted")
+        this.accepted = Counter.builder("api.purchases.accepted")
                 .description("Purchases the broker confirmed, answered 201").register(registry);
-        this.rejectedByReason = counters(registry, "purchases.rejected", "Purchases refused as invalid, answered 400",
+        this.rejectedByReason = counters(registry, "api.purchases.rejected", "Purchases refused as invalid, answered 400",
                 InvalidPurchaseException.Reason.class);
-        this.refusedByReason = counters(registry, "purchases.refused", "Purchases not accepted by the broker, answered 503",
+        this.refusedByReason = counters(registry, "api.purchases.refused", "Purchases not accepted by the broker, answered 503",
                 PublishRefusedException.Reason.class);
     }
 

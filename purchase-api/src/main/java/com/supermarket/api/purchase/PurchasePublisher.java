@@ -137,23 +137,23 @@ class PurchasePublisher implements DisposableBean {
         this.inFlight = new Semaphore(settings.maxInFlight());
         this.claimsInFlight = new Semaphore(settings.maxClaimsInFlight());
         this.batches = new ShardBatches(settings.maxSize());
-        this.confirmLatency = Timer.builder("purchases.confirm.latency")
+        this.confirmLatency = Timer.builder("api.purchases.confirm.latency")
                 .description("From the publish of a batch of purchases until the broker confirmed it")
                 .publishPercentileHistogram()
                 .register(registry);
-        this.batchSize = DistributionSummary.builder("purchases.batch.size")
+        this.batchSize = DistributionSummary.builder("api.purchases.batch.size")
                 .description("Purchases per published message")
                 .baseUnit("purchases")
                 .publishPercentileHistogram()
                 .register(registry);
-        this.idempotencyLatency = Timer.builder("purchases.idempotency.latency")
+        this.idempotencyLatency = Timer.builder("api.purchases.idempotency.latency")
                 .description("Round trip of one batch's Idempotency-Key claims to the idempotency store, failures included")
                 .publishPercentileHistogram()
                 .register(registry);
-        this.idempotencyConflicts = Counter.builder("purchases.idempotency.conflicts")
+        this.idempotencyConflicts = Counter.builder("api.purchases.idempotency.conflicts")
                 .description("Purchases refused because their Idempotency-Key was used for a different purchase, answered 422")
                 .register(registry);
-        this.idempotencyReplays = Counter.builder("purchases.idempotency.replays")
+        this.idempotencyReplays = Counter.builder("api.purchases.idempotency.replays")
                 .description("Retries of purchases whose publish was confirmed, answered 201 without publishing them again")
                 .register(registry);
         this.sender = Thread.ofPlatform().name("purchase-sender").daemon().start(this::send);

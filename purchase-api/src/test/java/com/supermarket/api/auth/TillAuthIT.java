@@ -187,9 +187,9 @@ class TillAuthIT extends ServedApiTest {
 
         String metrics = api.actuator("/prometheus").body();
 
-        assertThat(metrics).containsPattern("till_auth_refused_total\\{[^}]*reason=\"OTHER_STORE\"[^}]*} [1-9]");
-        assertThat(metrics).contains("till_auth_refused_total{application=\"purchase-api\",reason=\"MISSING_KEY\"");
-        assertThat(metrics).containsPattern("till_auth_keys\\{[^}]*} [3-9]");
+        assertThat(metrics).containsPattern("api_till_auth_refused_total\\{[^}]*reason=\"OTHER_STORE\"[^}]*} [1-9]");
+        assertThat(metrics).contains("api_till_auth_refused_total{application=\"purchase-api\",reason=\"MISSING_KEY\"");
+        assertThat(metrics).containsPattern("api_till_auth_keys\\{[^}]*} [3-9]");
     }
 
     @Test

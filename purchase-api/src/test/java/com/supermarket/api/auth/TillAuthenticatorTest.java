@@ -48,7 +48,7 @@ class TillAuthenticatorTest {
     }
 
     private double refused(AuthDecision reason) {
-        return registry.get("till.auth.refused").tag("reason", reason.name()).counter().count();
+        return registry.get("api.till.auth.refused").tag("reason", reason.name()).counter().count();
     }
 
     @Test
@@ -125,7 +125,7 @@ class TillAuthenticatorTest {
         now.set(Instant.parse("2026-11-24T12:00:00.001Z").toEpochMilli());
         assertThat(post("7", "Bearer " + SEVEN)).isEqualTo(AuthDecision.EXPIRED_KEY);
         assertThat(post("7", "Bearer " + newSeven)).isEqualTo(AuthDecision.ALLOWED);
-        assertThat(registry.get("till.auth.keys").gauge().value()).isEqualTo(3);
+        assertThat(registry.get("api.till.auth.keys").gauge().value()).isEqualTo(3);
     }
 
     @Test
@@ -137,7 +137,7 @@ class TillAuthenticatorTest {
         assertThat(keys.reload()).isEqualTo(TillKeys.ReloadOutcome.FAILED);
 
         assertThat(post("7", "Bearer " + SEVEN)).isEqualTo(AuthDecision.ALLOWED);
-        assertThat(registry.get("till.auth.reload.failures").gauge().value()).isEqualTo(2);
+        assertThat(registry.get("api.till.auth.reload.failures").gauge().value()).isEqualTo(2);
     }
 
     @Test

@@ -171,7 +171,7 @@ class PurchaseControllerTest {
     void countsRejectionsByReason() throws Exception {
         mvc.perform(post("/purchase/1/customer/1/date/20210230").content(ONE_ITEM)).andExpect(status().isBadRequest());
 
-        org.assertj.core.api.Assertions.assertThat(registry.get("purchases.rejected").tag("reason", "DATE").counter().count())
+        org.assertj.core.api.Assertions.assertThat(registry.get("api.purchases.rejected").tag("reason", "DATE").counter().count())
                 .isEqualTo(1);
     }
 

@@ -126,7 +126,7 @@ class PurchaseIdempotencyIT extends ServedApiTest {
             assertThat(underTheKey).as("the first alone, behind %s", exchange).hasSize(1)
                     .allSatisfy(p -> assertThat(p.items()).containsExactly(new PurchaseItem(101, 1), new PurchaseItem(102, 1)));
         }
-        assertThat(api.actuator("/prometheus").body()).containsPattern("purchases_idempotency_replays_total(\\{[^}]*})? [1-9]");
+        assertThat(api.actuator("/prometheus").body()).containsPattern("api_purchases_idempotency_replays_total(\\{[^}]*})? [1-9]");
         String redisKey = KEY_PREFIX + PurchaseRequestParser.keyId(7, key);
         assertThat(redis.get(redisKey)).as("the fingerprint, marked confirmed").matches("[0-9a-f]{32}\\+");
         assertThat(redis.pttl(redisKey)).isBetween(Duration.ofHours(23).toMillis(), Duration.ofHours(24).toMillis());
@@ -176,7 +176,7 @@ class PurchaseIdempotencyIT extends ServedApiTest {
                 "retry later with the same Idempotency-Key");
         assertThat(unkeyed.statusCode()).as(unkeyed.body()).isEqualTo(201);
         assertThat(api.actuator("/prometheus").body())
-                .containsPattern("purchases_refused_total\\{[^}]*reason=\"IDEMPOTENCY_UNAVAILABLE\"[^}]*} [1-9]");
+                .containsPattern("api_purchases_refused_total\\{[^}]*reason=\"IDEMPOTENCY_UNAVAILABLE\"[^}]*} [1-9]");
 
         redisLink.restore();
         await().atMost(Duration.ofSeconds(15))

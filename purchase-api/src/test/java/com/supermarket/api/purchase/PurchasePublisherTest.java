@@ -218,8 +218,8 @@ class PurchasePublisherTest {
         assertThat(props.getContentType()).isEqualTo("application/json");
         assertThat(props.getHeaders()).doesNotContainKey("__TypeId__");
         assertThat(PurchaseBatch.decode(props.getType(), message.message().getBody()).purchases()).containsExactly(purchase.purchase());
-        assertThat(registry.get("purchases.confirm.latency").timer().count()).isEqualTo(1);
-        assertThat(registry.get("purchases.batch.size").summary().totalAmount()).isEqualTo(1);
+        assertThat(registry.get("api.purchases.confirm.latency").timer().count()).isEqualTo(1);
+        assertThat(registry.get("api.purchases.batch.size").summary().totalAmount()).isEqualTo(1);
     }
 
     @Test
@@ -378,7 +378,7 @@ class PurchasePublisherTest {
         together.ack();
         assertThat(first).succeedsWithin(Duration.ofSeconds(5));
         assertThat(gathered).allSatisfy(future -> assertThat(future).succeedsWithin(Duration.ofSeconds(5)));
-        assertThat(registry.get("purchases.batch.size").summary().totalAmount()).isEqualTo(5);
+        assertThat(registry.get("api.purchases.batch.size").summary().totalAmount()).isEqualTo(5);
     }
 
     @Test
@@ -620,7 +620,7 @@ class PurchasePublisherTest {
                 .withMessageContaining("already used for a different purchase");
         assertThatThrownBy(() -> publisher.publish(keyed(7, "till-1/42", 103))).isInstanceOf(IdempotencyConflictException.class);
         assertThat(sent).hasSize(2);
-        assertThat(registry.get("purchases.idempotency.conflicts").counter().count()).isEqualTo(2);
+        assertThat(registry.get("api.purchases.idempotency.conflicts").counter().count()).isEqualTo(2);
         assertThat(store.fingerprints).containsEntry(first.idempotencyKey().key(), first.idempotencyKey().fingerprint());
     }
 
@@ -644,7 +644,7 @@ class PurchasePublisherTest {
         CompletableFuture<Void> retry = publisher.submit(keyed(7, "till-1/43", 101));
         assertThat(retry).succeedsWithin(Duration.ofSeconds(5));
         assertThat(sent).hasSize(2);
-        assertThat(registry.get("purchases.idempotency.replays").counter().count()).isEqualTo(1);
+        assertThat(registry.get("api.purchases.idempotency.replays").counter().count()).isEqualTo(1);
         assertThatThrownBy(() -> publisher.publish(keyed(7, "till-1/43", 102))).as("another body is still refused")
                 .isInstanceOf(IdempotencyConflictException.class);
     }

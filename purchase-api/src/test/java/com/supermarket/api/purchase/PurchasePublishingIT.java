@@ -208,7 +208,7 @@ class PurchasePublishingIT extends ServedApiTest {
         assertThat(api.postPurchase(9, ApiClient.body(9)).statusCode()).isEqualTo(201);
 
         String metrics = api.actuator("/prometheus").body();
-        assertThat(metrics).contains("purchases_accepted_total", "purchases_confirm_latency_seconds_bucket");
+        assertThat(metrics).contains("api_purchases_accepted_total", "api_purchases_confirm_latency_seconds_bucket");
         HttpResponse<String> openApi = api.get("/openapi.yaml");
         assertThat(openApi.statusCode()).isEqualTo(200);
         assertThat(openApi.body()).contains("openapi: 3", "/purchase/{storeID}/customer/{custID}/date/{date}");

@@ -121,7 +121,7 @@ class ShutdownDrainIT {
     }
 
     private static long batchesPublished(ConfigurableApplicationContext context) {
-        var summary = context.getBean(MeterRegistry.class).find("purchases.batch.size").summary();
+        var summary = context.getBean(MeterRegistry.class).find("api.purchases.batch.size").summary();
         return summary == null ? 0 : summary.count();
     }
 }

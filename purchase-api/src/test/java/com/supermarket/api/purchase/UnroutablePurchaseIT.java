@@ -56,7 +56,7 @@ class UnroutablePurchaseIT extends ServedApiTest {
         assertThat(response.statusCode()).as(response.body()).isEqualTo(503);
         assertThat(response.body()).contains("could not route");
         assertThat(response.headers().firstValue("Retry-After")).isPresent();
-        assertThat(api.actuator("/prometheus").body()).contains("purchases_refused_total{application=\"purchase-api\",reason=\"UNROUTABLE\"} 1.0");
+        assertThat(api.actuator("/prometheus").body()).contains("api_purchases_refused_total{application=\"purchase-api\",reason=\"UNROUTABLE\"} 1.0");
     }
 
     @Test

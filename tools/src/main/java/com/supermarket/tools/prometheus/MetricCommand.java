@@ -21,7 +21,7 @@ import picocli.CommandLine.Parameters;
                 "With --lines: the selected samples' lines as written instead (exit 0 even when none)." })
 public final class MetricCommand implements Callable<Integer> {
 
-    @Parameters(index = "0", paramLabel = "NAME", description = "The metric, e.g. purchases_accepted_total.")
+    @Parameters(index = "0", paramLabel = "NAME", description = "The metric, e.g. api_purchases_accepted_total.")
     private String name;
 
     @Parameters(index = "1", arity = "0..1", paramLabel = "FILE", description = "The scrape (default: standard input).")

@@ -88,7 +88,7 @@ final class SoakSampler {
         SERVICES.forEach(s -> scrapes.put(s, PrometheusText.parse(sources.scrape(s))));
 
         Long delta = null;
-        OptionalDouble raw = scrapes.get("purchase-api").sum("purchases_accepted_total", Map.of());
+        OptionalDouble raw = scrapes.get("purchase-api").sum("api_purchases_accepted_total", Map.of());
         if (raw.isPresent()) {
             long now = Math.round(raw.getAsDouble());
             Long apiPid = pids.get("purchase-api");

@@ -17,8 +17,8 @@ class PrometheusTextTest {
             jvm_memory_used_bytes{area="heap",id="G1 Eden Space"} 1.048576E7
             jvm_memory_used_bytes{area="heap",id="G1 Old Gen"} 2.5E7
             jvm_memory_used_bytes{area="nonheap",id="Metaspace"} 9.0E7
-            purchases_accepted_total 4711.0
-            purchases_accepted_total_created 1.7E9
+            api_purchases_accepted_total 4711.0
+            api_purchases_accepted_total_created 1.7E9
             """;
 
     @Test
@@ -27,13 +27,13 @@ class PrometheusTextTest {
 
         assertThat(text.sum("http_server_requests_seconds_count", Map.of("method", "POST"))).hasValue(1203);
         assertThat(text.sum("jvm_memory_used_bytes", Map.of("area", "heap"))).hasValue(3.548576E7);
-        assertThat(text.sum("purchases_accepted_total", Map.of())).hasValue(4711);
+        assertThat(text.sum("api_purchases_accepted_total", Map.of())).hasValue(4711);
     }
 
     @Test
     void aMetricIsMatchedByItsWholeName() {
-        assertThat(PrometheusText.parse(SCRAPE).select("purchases_accepted_total", Map.of())).hasSize(1);
-        assertThat(PrometheusText.parse(SCRAPE).sum("purchases_accepted", Map.of())).isEmpty();
+        assertThat(PrometheusText.parse(SCRAPE).select("api_purchases_accepted_total", Map.of())).hasSize(1);
+        assertThat(PrometheusText.parse(SCRAPE).sum("api_purchases_accepted", Map.of())).isEmpty();
     }
 
     @Test

@@ -70,7 +70,7 @@ class SoakSamplerTest {
     private final SoakSampler sampler = new SoakSampler(sources, List.of("purchase-api", "mariadbd"), 100);
 
     private void accepted(long count) {
-        sources.scrapes.put("purchase-api", "purchases_accepted_total " + count + ".0\n"
+        sources.scrapes.put("purchase-api", "api_purchases_accepted_total " + count + ".0\n"
                 + "jvm_memory_used_bytes{area=\"heap\",id=\"eden\"} 1048576\n"
                 + "jvm_memory_used_bytes{area=\"heap\",id=\"old\"} 2097152\n"
                 + "jvm_memory_used_bytes{area=\"nonheap\",id=\"meta\"} 999\n"
