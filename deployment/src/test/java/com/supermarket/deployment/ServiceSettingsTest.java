@@ -43,7 +43,7 @@ class ServiceSettingsTest {
         }
         variants.add(Arguments.of("persistence.store=dynamodb", null, Map.of("persistence.store", "dynamodb")));
         variants.add(Arguments.of("external broker", null, Map.of("rabbitmq.cluster.enabled", "false")));
-        variants.add(Arguments.of("extra env", null, Map.of("purchasesService.env.PURCHASES_CONSUMERS_PER_SHARD", "8",
+        variants.add(Arguments.of("extra env", null, Map.of("purchasesService.env.PURCHASES_INGEST_CONSUMERS_PER_SHARD", "8",
                 "purchasesService.env.MYSQL_POOL_SIZE", "10")));
         return variants.stream();
     }
@@ -82,14 +82,14 @@ class ServiceSettingsTest {
     @Test
     void passesAServicesFurtherSettingsAndOwnJvmOptionsAsItsEnvironment() {
         List<HasMetadata> objects = HelmChart.objects(HelmChart.template(null, Map.of(
-                "purchasesService.env.PURCHASES_CONSUMERS_PER_SHARD", "8",
+                "purchasesService.env.PURCHASES_INGEST_CONSUMERS_PER_SHARD", "8",
                 "purchasesService.javaToolOptions", "-XX:MaxRAMPercentage=60")));
 
         assertThat(container(objects, "purchases-service").getEnv())
-                .contains(new EnvVar("PURCHASES_CONSUMERS_PER_SHARD", "8", null),
+                .contains(new EnvVar("PURCHASES_INGEST_CONSUMERS_PER_SHARD", "8", null),
                         new EnvVar("JAVA_TOOL_OPTIONS", "-XX:MaxRAMPercentage=60", null));
         assertThat(container(objects, "purchase-api").getEnv()).extracting(EnvVar::getName)
-                .doesNotContain("PURCHASES_CONSUMERS_PER_SHARD", "JAVA_TOOL_OPTIONS");
+                .doesNotContain("PURCHASES_INGEST_CONSUMERS_PER_SHARD", "JAVA_TOOL_OPTIONS");
     }
 
     @Test
