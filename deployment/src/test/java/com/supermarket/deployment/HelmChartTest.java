@@ -280,7 +280,7 @@ class HelmChartTest {
         List<HasMetadata> objects = render(valuesFile);
         ConfigMap config = ofKind(objects, ConfigMap.class).getFirst();
         assertThat(config.getData()).containsKeys("RABBITMQ_HOST", "RABBITMQ_PORT", "RABBITMQ_VHOST",
-                "RABBITMQ_MANAGEMENT_URL", "BROKER_SHARDS_PER_NODE", "BROKER_MANAGE_POLICIES", "PLATFORM_MAX_STORES",
+                "RABBITMQ_MANAGEMENT_URL", "BROKER_SHARDS_PER_NODE", "PLATFORM_MAX_STORES",
                 "PLATFORM_MAX_ITEM_ID");
         assertThat(config.getData().get("RABBITMQ_HOST")).isEqualTo(rabbitmqCluster(objects).getMetadata().getName());
 
@@ -580,7 +580,6 @@ class HelmChartTest {
 
         Container api = container(objects, "purchase-api");
         assertThat(env(api, "API_IDEMPOTENCY_REDIS_URL").getValue()).isEqualTo("redis://supermarket-redis:6379/0");
-        assertThat(env(api, "API_IDEMPOTENCY_TTL").getValue()).isEqualTo("24h");
         Deployment redis = redis(objects);
         assertThat(redis.getSpec().getReplicas()).as("one store of keys").isEqualTo(1);
         assertThat(redis.getSpec().getStrategy().getType()).as("never two at once").isEqualTo("Recreate");
@@ -670,11 +669,12 @@ class HelmChartTest {
                 .doesNotContainKeys("TRACING_ENABLED", "TRACING_OTLP_ENDPOINT", "TRACING_SAMPLING_PROBABILITY");
 
         List<HasMetadata> objects = HelmChart.objects(HelmChart.template(null, Map.of(
-                "tracing.otlpEndpoint", "http://otel-collector.monitoring:4318/v1/traces")));
+                "tracing.otlpEndpoint", "http://otel-collector.monitoring:4318/v1/traces",
+                "platform.env.TRACING_SAMPLING_PROBABILITY", "0.5")));
 
         assertThat(ofKind(objects, ConfigMap.class).getFirst().getData()).containsEntry("TRACING_ENABLED", "true")
                 .containsEntry("TRACING_OTLP_ENDPOINT", "http://otel-collector.monitoring:4318/v1/traces")
-                .containsEntry("TRACING_SAMPLING_PROBABILITY", "0.1");
+                .containsEntry("TRACING_SAMPLING_PROBABILITY", "0.5");
         for (String component : List.of("purchase-api", "store-service")) {
             assertThat(ofKind(objects, NetworkPolicy.class).stream()
                     .filter(p -> p.getMetadata().getName().equals("supermarket-" + component + "-egress"))
