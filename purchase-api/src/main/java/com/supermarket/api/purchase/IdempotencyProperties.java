@@ -9,7 +9,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * every purchase-api replica, so that a reused key with a different body is refused with
  * {@code 422}. Immutable.
  *
- * @param redisUrl  the Redis holding the keys, e.g. {@code redis://redis:6379/0}; empty switches
+ * @param redisUrl  the Redis (7.0 or newer) holding the keys, e.g. {@code redis://redis:6379/0}
+ *                  ({@code rediss://} for TLS, {@code redis://:password@host} with AUTH); empty switches
  *                  the check off: a reused key with another body is then another purchase,
  *                  answered {@code 201}
  * @param ttl       how long a key stays bound to its first body; longer than any till retries,

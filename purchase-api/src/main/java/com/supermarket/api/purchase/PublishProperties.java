@@ -44,7 +44,8 @@ record PublishProperties(@DefaultValue("true") boolean persistent,
      * shards: at or above the shard count every shard has its own pipeline; below it the shards
      * take turns (oldest purchase first), making fewer, larger messages for a longer wait.
      *
-     * @param maxSize          most purchases in one message
+     * @param maxSize          most purchases in one message; at most store-service's
+     *                         {@code store.ingest.max-purchases-per-message}, which sizes its dedup window
      * @param maxInFlight      batches published and not yet confirmed, over all shards;
      *                         the default covers one batch for
      *                         each shard queue of the chart's presets (at most 12, or 24 at
