@@ -105,7 +105,10 @@ final class SettingsCatalog {
                 `purchases.*` (purchases-service), Spring Boot's `server.*` and `spring.*`, and the
                 shared `platform.*`. The exceptions keep their conventional names: %s, %s, and in the
                 shared broker block %s and %s. `deployment/SettingsTest` checks the rule.
-                What a deployment must set: README.md, "What you must set".
+
+                Set one in docker-compose.yml under the service's `environment:`, in the Helm chart
+                under `<service>.env` (one service) or `platform.env` (all three). What a deployment
+                must set: README.md, "Deploying".
                 """.formatted(REGENERATE, codes(EXCEPTION_PREFIXES, "*"), codes(EXCEPTION_NAMES, ""),
                 codes(SHARED_EXCEPTION_PREFIXES, "*"), codes(SHARED_EXCEPTION_NAMES, "")));
         Map<String, List<Setting>> services = new LinkedHashMap<>();
