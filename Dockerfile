@@ -64,7 +64,7 @@ FROM service AS store-service
 RUN mkdir -p /var/lib/store-service && chown 10001:10001 /var/lib/store-service
 ENV SERVER_PORT=8081 \
     MANAGEMENT_PORT=9081 \
-    STORE_STATE_DIR=/var/lib/store-service
+    STORE_DURABILITY_STATE_DIR=/var/lib/store-service
 EXPOSE 8081 9081
 USER 10001:10001
 

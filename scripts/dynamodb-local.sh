@@ -5,7 +5,7 @@
 # take seconds. Needs no build of the platform.
 # Usage: scripts/dynamodb-local.sh [port, default 8000]
 #        scripts/dynamodb-local.sh --resolve   (only resolve; scripts/images.sh builds its image from it)
-# Then: SPRING_PROFILES_ACTIVE=dynamodb DYNAMODB_ENDPOINT=http://localhost:8000 DYNAMODB_CREATE_TABLE=true java -jar ...
+# Then: SPRING_PROFILES_ACTIVE=dynamodb PURCHASES_DYNAMODB_ENDPOINT=http://localhost:8000 PURCHASES_DYNAMODB_CREATE_TABLE=true java -jar ...
 set -euo pipefail
 
 if [[ "${1:-}" == "-h" || "${1:-}" == "--help" ]]; then

@@ -29,7 +29,7 @@
 #                                                later; it recovers from its log and its backlog
 #                        lose-store-disk         as kill-store-copy, and copy 1's state directory
 #                                                deleted while it is down: it comes back rebuilt
-#                                                from copy 0 (STORE_PEERS) plus its backlog
+#                                                from copy 0 (STORE_REBUILD_PEERS) plus its backlog
 #                                                Both probe the two GETs every 0.2 s during the
 #                                                run (every one must answer 2xx) and check that
 #                                                the copies' counts agree (verify --store-copies)
@@ -210,7 +210,7 @@ run_fault() {
   proxy_database_link
   [[ "$fault" != db-read-only ]] || restrict_database_user
   proxy_redis_link
-  STORE_STATE_DIR="$RUN_DIR/store-state-$fault"
+  STORE_DURABILITY_STATE_DIR="$RUN_DIR/store-state-$fault"
   log "run: fault $fault, $stores stores x $per_hour purchases/hour, vhost ${VHOST:-/ on the cluster}, database $DATABASE"
   start_platform mysql
   start="$(date +%s.%N)"

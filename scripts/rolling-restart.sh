@@ -30,7 +30,7 @@
 #   9180; replica 2 at +REPLICA_PORT_STEP, 100), STORE_PORT, PURCHASES_PORT, STORE_MANAGEMENT_PORT,
 #   PURCHASES_MANAGEMENT_PORT (8081, 8082, 9081, 9082), NGINX_IMAGE (compose's default;
 #   scripts/images.sh --print names a local one), and what scripts/run-local.sh reads (MYSQL_URL,
-#   IDEMPOTENCY_REDIS_URL, RABBITMQ_VHOST, ...).
+#   API_IDEMPOTENCY_REDIS_URL, RABBITMQ_VHOST, ...).
 set -euo pipefail
 
 SCRIPT_NAME=rolling-restart

@@ -29,7 +29,7 @@
 #   --store-copies C        and C copies of each partition (default 1; STORE_COPIES): N x C
 #                           processes, partition p of copy c on STORE_PORT and
 #                           STORE_MANAGEMENT_PORT + p x 100 + c x 10 (STORE_PARTITION_PORT_STEP,
-#                           STORE_COPY_PORT_STEP), its peers (STORE_PEERS) the other copies of p;
+#                           STORE_COPY_PORT_STEP), its peers (STORE_REBUILD_PEERS) the other copies of p;
 #                           the check covers every copy and that the copies agree
 #   --keep-running          leave the services up afterwards (prints how to stop them)
 #   --stub                  try the script without the services: the load client's stub API
@@ -40,9 +40,9 @@
 # Environment: API_PORT, STORE_PORT, PURCHASES_PORT (8080..8082), API_MANAGEMENT_PORT,
 #   STORE_MANAGEMENT_PORT, PURCHASES_MANAGEMENT_PORT (actuator: 9080..9082), DYNAMODB_LOCAL_PORT (8000),
 #   SERVICE_JAVA_OPTS (-Xms768m -Xmx768m), MYSQL_URL (jdbc:mysql://127.0.0.1:3306/purchases_local?
-#   createDatabaseIfNotExist=true), STORE_STATE_DIR (store-service's counts on disk; default
-#   <run folder>/store-state, -p<n> appended per partition, -c<n> per copy from 1), IDEMPOTENCY_REDIS_URL (purchase-api's idempotency store, default
-#   redis://127.0.0.1:6379/0; empty: none), IDEMPOTENCY_TTL (1h here), and the services' own
+#   createDatabaseIfNotExist=true), STORE_DURABILITY_STATE_DIR (store-service's counts on disk; default
+#   <run folder>/store-state, -p<n> appended per partition, -c<n> per copy from 1), API_IDEMPOTENCY_REDIS_URL (purchase-api's idempotency store, default
+#   redis://127.0.0.1:6379/0; empty: none), API_IDEMPOTENCY_TTL (1h here), and the services' own
 #   variables (RABBITMQ_HOST, ...).
 set -euo pipefail
 
@@ -144,8 +144,8 @@ if [[ "$stub" == true ]]; then
   :
 elif [[ "$profile" == dynamodb ]]; then
   log "GETs check skipped: check-gets sums the purchases with SQL (MySQL profile only)"
-elif [[ -n "${STORE_STATE_DIR:-}" ]]; then
-  log "GETs check skipped: STORE_STATE_DIR keeps store-service's counts across runs, the database's purchases since this start are not all they hold"
+elif [[ -n "${STORE_DURABILITY_STATE_DIR:-}" ]]; then
+  log "GETs check skipped: STORE_DURABILITY_STATE_DIR keeps store-service's counts across runs, the database's purchases since this start are not all they hold"
 else
   gets_status=0
   check_gets_exact "$platform_started_us" >"$RUN_DIR/check-gets.txt" || gets_status=$?

@@ -39,7 +39,7 @@
 #   --retries N        the load client's retries per request (default 12)
 #   --late-retries N   stores re-sending their first accepted purchase late (default 8)
 #   --late-retry-after TIME  how late (default 3m)
-#   --idempotency-ttl TIME   purchase-api's IDEMPOTENCY_TTL (default 5m)
+#   --idempotency-ttl TIME   purchase-api's API_IDEMPOTENCY_TTL (default 5m)
 #   --sample-every S   seconds between samples (default 15)
 #   --tolerance F      growth allowed, last third against the middle third (default 0.25)
 #   --run-dir DIR      output folder (default runs/soak-<UTC time>): samples.csv, soak.png,
@@ -114,7 +114,7 @@ source "$ROOT/scripts/lib/platform.sh"
 NAME=soak
 REDIS_PORT="${SOAK_REDIS_PORT:-17676}"
 SAMPLES="$RUN_DIR/samples.csv"
-STORE_STATE_DIR="$RUN_DIR/store-state"
+STORE_DURABILITY_STATE_DIR="$RUN_DIR/store-state"
 CLIENT_PID=""
 
 cleanup() {
@@ -166,7 +166,7 @@ require_free_port "$REDIS_PORT" "the run's Redis"
 start_process redis "$RUN_DIR/redis.log" redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save "" --appendonly no
 wait_until redis 30 port_in_use "$REDIS_PORT"
 proxy_redis_link "$REDIS_PORT"
-export IDEMPOTENCY_TTL="$idempotency_ttl"
+export API_IDEMPOTENCY_TTL="$idempotency_ttl"
 log "soak: $minutes min at $rate requests/s ($stores stores x $per_hour purchases/hour, $get_ratio GETs per POST), a fault every $fault_every min of: $faults; idempotency keys kept $idempotency_ttl"
 start_platform mysql
 
@@ -188,7 +188,7 @@ cpu_options=()
 for name in "${CPU_NAMES[@]}"; do cpu_options+=(--cpu "$name"); done
 "$JAVA" -jar "$(jar_of tools)" soak-sampler --samples "$SAMPLES" --pids "$RUN_DIR/pids" --faults "$RUN_DIR/faults.log" --start "$START" \
   --every "$sample_every" --management-port "$API_MANAGEMENT_PORT" "$STORE_MANAGEMENT_PORT" "$PURCHASES_MANAGEMENT_PORT" \
-  --redis-port "$REDIS_PORT" --vhost "$VHOST" --store-state "$STORE_STATE_DIR" --clock-ticks "$(getconf CLK_TCK)" \
+  --redis-port "$REDIS_PORT" --vhost "$VHOST" --store-state "$STORE_DURABILITY_STATE_DIR" --clock-ticks "$(getconf CLK_TCK)" \
   "${cpu_options[@]}" &
 STARTED_PIDS+=("$!")
 STARTED_NAMES+=(sampler)

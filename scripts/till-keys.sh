@@ -21,10 +21,10 @@
 #   till-keys.txt        "<store or manager> <key> <label>": the plain keys, for the tills and the
 #                        load client (--till-keys); kept only here, hand each till its line
 #   till-key-hashes.txt  "<store or manager> <sha-256 of the key> [until=...] label=...": what
-#                        purchase-api reads (TILL_KEYS_FILE), the content of the Secret
+#                        purchase-api reads (API_AUTH_KEYS_FILE), the content of the Secret
 # A key is "tk_" + 44 base64url characters (264 random bits from /dev/urandom). The API keeps only
 # the SHA-256; rotation and revocation take effect when the API rereads the file (every
-# TILL_KEYS_RELOAD_INTERVAL, 10s; on Kubernetes after kubelet refreshes the mounted Secret,
+# API_AUTH_RELOAD_INTERVAL, 10s; on Kubernetes after kubelet refreshes the mounted Secret,
 # about a minute), without a restart.
 set -euo pipefail
 
@@ -129,7 +129,7 @@ case "$command" in
     mkdir -p "$dir"
     [[ ! -e "$keys" && ! -e "$hashes" ]] || die "$dir already holds keys; use rotate, or another --dir"
     echo "# till keys issued $(date -u +%FT%TZ): <store or manager> <key> <label>; hand each till its line, keep this file secret" >"$keys"
-    echo "# till key hashes ($(date -u +%FT%TZ)): <store or manager> <sha-256 of the key> [until=...] label=...; for TILL_KEYS_FILE" >"$hashes"
+    echo "# till key hashes ($(date -u +%FT%TZ)): <store or manager> <sha-256 of the key> [until=...] label=...; for API_AUTH_KEYS_FILE" >"$hashes"
     {
       while read -r scope; do
         [[ "$scope" != manager ]] || die "issue manager keys with --managers N"

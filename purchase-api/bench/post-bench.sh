@@ -18,13 +18,13 @@ and prints one line per run: requests/s, p50/p99/max, status counts, the 1-minut
 the mean purchases per message, and CPU milliseconds per request of the API process and of the broker (utime+stime from
 /proc/<pid>/stat over the measured run; the broker's share includes whatever else the shared
 broker did meanwhile). Settings after -- are passed to the API's environment (e.g.
-PUBLISH_PERSISTENT=false). --jfr DIR records a JFR file per run (profile settings).
+API_PUBLISH_PERSISTENT=false). --jfr DIR records a JFR file per run (profile settings).
 --auth on runs the API with till authentication (keys for stores 1..1024 issued once into a
-temporary folder by scripts/till-keys.sh, the hashes file given as TILL_KEYS_FILE, each request
+temporary folder by scripts/till-keys.sh, the hashes file given as API_AUTH_KEYS_FILE, each request
 signed by post-purchases.lua with its store's key); --auth both runs every jar without and with
 it, back to back (label suffix -auth), to show the cost of authentication side by side.
 --keyed sends a new Idempotency-Key with every request (IDEMPOTENCY_KEYS=1 for the lua script);
-give the API its idempotency store after --, e.g. IDEMPOTENCY_REDIS_URL=redis://127.0.0.1:6379/5
+give the API its idempotency store after --, e.g. API_IDEMPOTENCY_REDIS_URL=redis://127.0.0.1:6379/5
 (a build without one ignores it), and the line also shows the CPU ms per request of the local
 redis-server.
 Needs wrk, curl, a JDK 21+ (JAVA_HOME or scripts/find-jdk.sh), RabbitMQ with the management
@@ -100,7 +100,7 @@ run() {
   local auth_env=() till_keys=""
   if [[ "$mode" == on ]]; then
     label="$label-auth"
-    auth_env=(TILL_AUTH_ENABLED=true TILL_KEYS_FILE="$keys_dir/keys/till-key-hashes.txt")
+    auth_env=(API_AUTH_ENABLED=true API_AUTH_KEYS_FILE="$keys_dir/keys/till-key-hashes.txt")
     till_keys="$keys_dir/keys/till-keys.txt"
   fi
   vhost="${BENCH_VHOST_PREFIX:-bench-api}-$RANDOM"

@@ -111,7 +111,7 @@ proxy_database_link() {
 # ... and the idempotency store ($1 = its port, default the machine's Redis) through its link's proxy.
 proxy_redis_link() {
   start_proxy redis-proxy "$REDIS_PROXY_PORT" "127.0.0.1:${1:-6379}" "$REDIS_CONTROL_PORT"
-  export IDEMPOTENCY_REDIS_URL="redis://127.0.0.1:$REDIS_PROXY_PORT/${FAULTS_REDIS_DB:-0}"
+  export API_IDEMPOTENCY_REDIS_URL="redis://127.0.0.1:$REDIS_PROXY_PORT/${FAULTS_REDIS_DB:-0}"
 }
 
 # $1 = control port, rest = one command (see tools fault-proxy --help): sends it, logs the proxy's answer.

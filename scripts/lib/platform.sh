@@ -16,7 +16,7 @@ DYNAMODB_LOCAL_PORT="${DYNAMODB_LOCAL_PORT:-8000}"
 # store-service's partitions and copies of each, one process each (docs/architecture.md, "Store partitions
 # and copies"); every service reads both. Partition p, copy c listens on STORE_PORT and
 # STORE_MANAGEMENT_PORT plus p x STORE_PARTITION_PORT_STEP + c x STORE_COPY_PORT_STEP, and copy c
-# rebuilds a lost state directory from the partition's other copies (STORE_PEERS).
+# rebuilds a lost state directory from the partition's other copies (STORE_REBUILD_PEERS).
 export STORE_PARTITIONS="${STORE_PARTITIONS:-1}" STORE_COPIES="${STORE_COPIES:-1}"
 STORE_PARTITION_PORT_STEP="${STORE_PARTITION_PORT_STEP:-100}"
 STORE_COPY_PORT_STEP="${STORE_COPY_PORT_STEP:-10}"
@@ -254,17 +254,17 @@ store_name() {
 }
 store_port() { echo $((STORE_PORT + $1 * STORE_PARTITION_PORT_STEP + ${2:-0} * STORE_COPY_PORT_STEP)); }
 store_management_port() { echo $((STORE_MANAGEMENT_PORT + $1 * STORE_PARTITION_PORT_STEP + ${2:-0} * STORE_COPY_PORT_STEP)); }
-# Partition $1's copy $2's state directory: in the run folder (STORE_STATE_DIR), one per
+# Partition $1's copy $2's state directory: in the run folder (STORE_DURABILITY_STATE_DIR), one per
 # partition and copy, so each run starts empty and a restart finds what the killed process wrote.
 store_state_dir() {
-  local state="${STORE_STATE_DIR:-$RUN_DIR/store-state}"
+  local state="${STORE_DURABILITY_STATE_DIR:-$RUN_DIR/store-state}"
   ((STORE_PARTITIONS == 1)) || state="$state-p$1"
   ((STORE_COPIES == 1)) || state="$state-c${2:-0}"
   echo "$state"
 }
 
 # Starts store-service partition $1 (default 0), copy $2 (default 0) (also again after a fault
-# test killed it); the caller waits for it. With copies, STORE_PEERS names the partition's other
+# test killed it); the caller waits for it. With copies, STORE_REBUILD_PEERS names the partition's other
 # copies, from which an empty state directory is rebuilt.
 start_store_service() {
   local partition="${1:-0}" copy="${2:-0}" other peers=""
@@ -272,7 +272,7 @@ start_store_service() {
     ((other == copy)) || peers="${peers:+$peers,}http://127.0.0.1:$(store_port "$partition" "$other")"
   done
   SERVER_PORT="$(store_port "$partition" "$copy")" MANAGEMENT_PORT="$(store_management_port "$partition" "$copy")" \
-    STORE_PARTITION="$partition" STORE_COPY="$copy" STORE_PEERS="$peers" STORE_STATE_DIR="$(store_state_dir "$partition" "$copy")" \
+    STORE_PARTITION_INDEX="$partition" STORE_PARTITION_COPY="$copy" STORE_REBUILD_PEERS="$peers" STORE_DURABILITY_STATE_DIR="$(store_state_dir "$partition" "$copy")" \
     start_process "$(store_name "$partition" "$copy")" "$RUN_DIR/$(store_name "$partition" "$copy").log" \
     "$JAVA" $SERVICE_JAVA_OPTS -jar "$(jar_of store-service)"
 }
@@ -282,7 +282,7 @@ start_purchases_service() {
   if [[ "$1" == dynamodb ]]; then
     # DynamoDB Local accepts any key pair; these are placeholders, not credentials.
     SERVER_PORT="$PURCHASES_PORT" MANAGEMENT_PORT="$PURCHASES_MANAGEMENT_PORT" SPRING_PROFILES_ACTIVE=dynamodb \
-      DYNAMODB_ENDPOINT="http://127.0.0.1:$DYNAMODB_LOCAL_PORT" DYNAMODB_CREATE_TABLE=true \
+      PURCHASES_DYNAMODB_ENDPOINT="http://127.0.0.1:$DYNAMODB_LOCAL_PORT" PURCHASES_DYNAMODB_CREATE_TABLE=true \
       AWS_REGION="${AWS_REGION:-us-east-1}" AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local \
       start_process purchases-service "$RUN_DIR/purchases-service.log" \
         "$JAVA" $SERVICE_JAVA_OPTS -jar "$(jar_of purchases-service)"
@@ -296,13 +296,13 @@ start_purchases_service() {
 
 # Starts purchase-api (also again after a crash test killed it); the caller waits for it.
 # The idempotency store is the local Redis (scripts/local-services.sh), keys kept 1 h rather
-# than the default 24 h, so repeated runs keep it small; IDEMPOTENCY_REDIS_URL= (empty) runs
+# than the default 24 h, so repeated runs keep it small; API_IDEMPOTENCY_REDIS_URL= (empty) runs
 # without it. $1 = process name (default purchase-api), $2 = port, $3 = management port (default
 # API_PORT, API_MANAGEMENT_PORT): a second replica beside the first.
 start_purchase_api() {
   local name="${1:-purchase-api}"
   SERVER_PORT="${2:-$API_PORT}" MANAGEMENT_PORT="${3:-$API_MANAGEMENT_PORT}" \
-    IDEMPOTENCY_REDIS_URL="${IDEMPOTENCY_REDIS_URL-redis://127.0.0.1:6379/0}" IDEMPOTENCY_TTL="${IDEMPOTENCY_TTL:-1h}" \
+    API_IDEMPOTENCY_REDIS_URL="${API_IDEMPOTENCY_REDIS_URL-redis://127.0.0.1:6379/0}" API_IDEMPOTENCY_TTL="${API_IDEMPOTENCY_TTL:-1h}" \
     start_process "$name" "$RUN_DIR/$name.log" "$JAVA" $SERVICE_JAVA_OPTS -jar "$(jar_of purchase-api)"
 }
 

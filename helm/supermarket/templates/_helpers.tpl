@@ -190,7 +190,7 @@ spreadKey (the label of matchLabelKeys in its topology spread constraints, defau
 pod-template-hash), heldPods (optional, StatefulSet: its pods of a lower ordinal keep their
 revision in an update, rollingUpdate.partition). From the service's values it also takes
 javaToolOptions (overrides platform.javaToolOptions), env (a map of further settings, e.g.
-PURCHASES_CONSUMERS_PER_SHARD), terminationGracePeriodSeconds and, optionally,
+PURCHASES_INGEST_CONSUMERS_PER_SHARD), terminationGracePeriodSeconds and, optionally,
 shutdown.preStopSleepSeconds (a preStop sleep before the JVM gets its SIGTERM).
 */}}
 {{- define "supermarket.deployment" -}}

@@ -7,7 +7,7 @@ in purchaseApi.idempotency.redisUrl (an external one, e.g. ElastiCache, wins).
 {{- end }}
 
 {{/*
-purchase-api's IDEMPOTENCY_REDIS_URL: the external Redis if one is named, else the in-cluster
+purchase-api's API_IDEMPOTENCY_REDIS_URL: the external Redis if one is named, else the in-cluster
 one's Service, else "" (no idempotency store: NOTES.txt warns).
 */}}
 {{- define "supermarket.idempotencyRedisUrl" -}}

@@ -26,7 +26,7 @@ public record StorePartition(int index, int partitions) {
     public StorePartition {
         if (partitions < 1 || index < 0 || index >= partitions) {
             throw new IllegalArgumentException("a store partition must be within 0.." + (partitions - 1) + " of "
-                    + partitions + " partition(s) (STORE_PARTITION, STORE_PARTITIONS): " + index);
+                    + partitions + " partition(s) (STORE_PARTITION_INDEX, STORE_PARTITIONS): " + index);
         }
     }
 

@@ -171,7 +171,7 @@ class ComposeFileTest {
 
         assertThat((List<Object>) dynamoFlavour.get("profiles")).containsExactly("dynamodb");
         assertThat(map(dynamoFlavour.get("environment"))).containsEntry("SPRING_PROFILES_ACTIVE", "dynamodb")
-                .containsEntry("DYNAMODB_ENDPOINT", "http://dynamodb-local:8000");
+                .containsEntry("PURCHASES_DYNAMODB_ENDPOINT", "http://dynamodb-local:8000");
         assertThat(map(dynamoFlavour.get("depends_on"))).containsKey("dynamodb-local");
         // DynamoDB Local 2.x refuses a key id with anything but letters and digits.
         assertThat(map(dynamoFlavour.get("environment"))).hasEntrySatisfying("AWS_ACCESS_KEY_ID",
@@ -204,7 +204,7 @@ class ComposeFileTest {
         Map<String, Object> api = map(services.get("purchase-api"));
         Map<String, Object> redis = map(services.get("redis"));
 
-        assertThat(map(api.get("environment"))).containsEntry("IDEMPOTENCY_REDIS_URL", "redis://redis:6379/0");
+        assertThat(map(api.get("environment"))).containsEntry("API_IDEMPOTENCY_REDIS_URL", "redis://redis:6379/0");
         assertThat(map(map(api.get("depends_on")).get("redis"))).containsEntry("condition", "service_healthy");
         // SET ... NX GET, with which a batch's keys are claimed, needs Redis 7.0 or newer.
         assertThat(ImageVariables.officialDefault((String) redis.get("image"))).matches("redis:[7-9]\\.\\d+\\.\\d+-alpine");

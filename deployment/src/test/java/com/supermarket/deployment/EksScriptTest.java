@@ -140,7 +140,7 @@ class EksScriptTest {
                 DeploymentFiles.resolve("helm/supermarket/values-" + preset + ".yaml"), sets(install)));
         Container api = HelmChartTest.container(objects, "purchase-api");
         assertThat(api.getImage()).endsWith("supermarket/purchase-api:1.2.3");
-        assertThat(api.getEnv()).filteredOn(e -> e.getName().equals("IDEMPOTENCY_REDIS_URL"))
+        assertThat(api.getEnv()).filteredOn(e -> e.getName().equals("API_IDEMPOTENCY_REDIS_URL"))
                 .singleElement().extracting(EnvVar::getValue).isEqualTo("redis://supermarket-redis:6379/0");
         int helmTest = first(steps, s -> s.words().containsAll(List.of("helm", "test", "supermarket")));
         assertThat(helmTest).isGreaterThan(steps.indexOf(install));

@@ -280,7 +280,7 @@ class HelmChartTest {
         List<HasMetadata> objects = render(valuesFile);
         ConfigMap config = ofKind(objects, ConfigMap.class).getFirst();
         assertThat(config.getData()).containsKeys("RABBITMQ_HOST", "RABBITMQ_PORT", "RABBITMQ_VHOST",
-                "RABBITMQ_MANAGEMENT_URL", "BROKER_SHARDS_PER_NODE", "BROKER_MANAGE_POLICIES", "PLATFORM_MAX_STORES",
+                "RABBITMQ_MANAGEMENT_URL", "BROKER_SHARDS_PER_NODE", "PLATFORM_MAX_STORES",
                 "PLATFORM_MAX_ITEM_ID");
         assertThat(config.getData().get("RABBITMQ_HOST")).isEqualTo(rabbitmqCluster(objects).getMetadata().getName());
 
@@ -317,7 +317,7 @@ class HelmChartTest {
 
         Container container = container(objects, "purchases-service");
         assertThat(env(container, "SPRING_PROFILES_ACTIVE").getValue()).isEqualTo("dynamodb");
-        assertThat(env(container, "DYNAMODB_TABLE").getValue()).isEqualTo("purchases");
+        assertThat(env(container, "PURCHASES_DYNAMODB_TABLE").getValue()).isEqualTo("purchases");
         assertThat(container.getEnv()).noneMatch(e -> e.getName().startsWith("MYSQL_"));
         Deployment deployment = deployment(objects, "purchases-service");
         ServiceAccount account = ofKind(objects, ServiceAccount.class).stream()
@@ -367,8 +367,8 @@ class HelmChartTest {
 
         assertThat(storeService(objects).getSpec().getReplicas()).isEqualTo(4);
         assertThat(ofKind(objects, ConfigMap.class).getFirst().getData()).containsEntry("STORE_PARTITIONS", "4");
-        // Each pod is the partition of its ordinal: no STORE_PARTITION is set, the service takes it from its host name.
-        assertThat(container(objects, "store-service").getEnv()).extracting(EnvVar::getName).doesNotContain("STORE_PARTITION");
+        // Each pod is the partition of its ordinal: no STORE_PARTITION_INDEX is set, the service takes it from its host name.
+        assertThat(container(objects, "store-service").getEnv()).extracting(EnvVar::getName).doesNotContain("STORE_PARTITION_INDEX");
     }
 
     @Test
@@ -403,16 +403,16 @@ class HelmChartTest {
                     .isSubsetOf(set.getSpec().getTemplate().getMetadata().getLabels().entrySet());
             assertThat(set.getSpec().getVolumeClaimTemplates()).singleElement()
                     .satisfies(claim -> assertThat(claim.getMetadata().getName()).isEqualTo("state"));
-            assertThat(env(container, "STORE_COPY").getValue()).isEqualTo(String.valueOf(copy));
+            assertThat(env(container, "STORE_PARTITION_COPY").getValue()).isEqualTo(String.valueOf(copy));
             assertThat(container.getEnv()).extracting(EnvVar::getName).as("the partition is the pod's ordinal")
-                    .doesNotContain("STORE_PARTITION");
+                    .doesNotContain("STORE_PARTITION_INDEX");
             List<String> peers = new ArrayList<>();
             for (int other = 0; other < names.size(); other++) {
                 if (other != copy) {
                     peers.add("http://" + names.get(other) + "-{partition}.supermarket-store-service:8081");
                 }
             }
-            assertThat(env(container, "STORE_PEERS").getValue()).isEqualTo(String.join(",", peers));
+            assertThat(env(container, "STORE_REBUILD_PEERS").getValue()).isEqualTo(String.join(",", peers));
             Map<String, String> selector = set.getSpec().getSelector().getMatchLabels();
             assertThat(set.getSpec().getTemplate().getMetadata().getLabels())
                     .containsAllEntriesOf(selector).containsEntry("supermarket/store-copy", String.valueOf(copy));
@@ -430,8 +430,8 @@ class HelmChartTest {
                 .doesNotContainKey("supermarket/store-copy");
 
         Container alone = storeService(render(null)).getSpec().getTemplate().getSpec().getContainers().getFirst();
-        assertThat(env(alone, "STORE_COPY").getValue()).isEqualTo("0");
-        assertThat(alone.getEnv()).extracting(EnvVar::getName).as("one copy: no peers").doesNotContain("STORE_PEERS");
+        assertThat(env(alone, "STORE_PARTITION_COPY").getValue()).isEqualTo("0");
+        assertThat(alone.getEnv()).extracting(EnvVar::getName).as("one copy: no peers").doesNotContain("STORE_REBUILD_PEERS");
     }
 
     @Test
@@ -579,8 +579,7 @@ class HelmChartTest {
         List<HasMetadata> objects = render(valuesFile);
 
         Container api = container(objects, "purchase-api");
-        assertThat(env(api, "IDEMPOTENCY_REDIS_URL").getValue()).isEqualTo("redis://supermarket-redis:6379/0");
-        assertThat(env(api, "IDEMPOTENCY_TTL").getValue()).isEqualTo("24h");
+        assertThat(env(api, "API_IDEMPOTENCY_REDIS_URL").getValue()).isEqualTo("redis://supermarket-redis:6379/0");
         Deployment redis = redis(objects);
         assertThat(redis.getSpec().getReplicas()).as("one store of keys").isEqualTo(1);
         assertThat(redis.getSpec().getStrategy().getType()).as("never two at once").isEqualTo("Recreate");
@@ -619,9 +618,9 @@ class HelmChartTest {
                 "purchaseApi.idempotency.redisUrl", "redis://cache.example.internal:6380/0",
                 "purchaseApi.idempotency.redisPort", "6380")));
 
-        assertThat(env(container(objects, "purchase-api"), "IDEMPOTENCY_REDIS_URL").getValue())
+        assertThat(env(container(objects, "purchase-api"), "API_IDEMPOTENCY_REDIS_URL").getValue())
                 .isEqualTo("redis://cache.example.internal:6380/0");
-        assertThat(container(objects, "store-service").getEnv()).extracting(EnvVar::getName).doesNotContain("IDEMPOTENCY_REDIS_URL");
+        assertThat(container(objects, "store-service").getEnv()).extracting(EnvVar::getName).doesNotContain("API_IDEMPOTENCY_REDIS_URL");
         assertThat(objects).noneMatch(o -> o.getMetadata().getName().equals("supermarket-redis"));
         List<NetworkPolicy> policies = ofKind(objects, NetworkPolicy.class);
         assertThat(egressPorts(policies, "purchase-api")).contains(6380).doesNotContain(6379);
@@ -632,7 +631,7 @@ class HelmChartTest {
     void withoutAnIdempotencyStoreTheNotesSayWhatAClientLoses() {
         List<HasMetadata> objects = HelmChart.objects(HelmChart.template(null, Map.of("redis.enabled", "false")));
         assertThat(container(objects, "purchase-api").getEnv()).extracting(EnvVar::getName)
-                .doesNotContain("IDEMPOTENCY_REDIS_URL", "IDEMPOTENCY_TTL");
+                .doesNotContain("API_IDEMPOTENCY_REDIS_URL", "API_IDEMPOTENCY_TTL");
         assertThat(objects).noneMatch(o -> o.getMetadata().getName().equals("supermarket-redis"));
 
         assertThat(notes(Map.of("redis.enabled", "false"))).contains("WARNING: no idempotency store",
@@ -670,11 +669,12 @@ class HelmChartTest {
                 .doesNotContainKeys("TRACING_ENABLED", "TRACING_OTLP_ENDPOINT", "TRACING_SAMPLING_PROBABILITY");
 
         List<HasMetadata> objects = HelmChart.objects(HelmChart.template(null, Map.of(
-                "tracing.otlpEndpoint", "http://otel-collector.monitoring:4318/v1/traces")));
+                "tracing.otlpEndpoint", "http://otel-collector.monitoring:4318/v1/traces",
+                "platform.env.TRACING_SAMPLING_PROBABILITY", "0.5")));
 
         assertThat(ofKind(objects, ConfigMap.class).getFirst().getData()).containsEntry("TRACING_ENABLED", "true")
                 .containsEntry("TRACING_OTLP_ENDPOINT", "http://otel-collector.monitoring:4318/v1/traces")
-                .containsEntry("TRACING_SAMPLING_PROBABILITY", "0.1");
+                .containsEntry("TRACING_SAMPLING_PROBABILITY", "0.5");
         for (String component : List.of("purchase-api", "store-service")) {
             assertThat(ofKind(objects, NetworkPolicy.class).stream()
                     .filter(p -> p.getMetadata().getName().equals("supermarket-" + component + "-egress"))
@@ -711,7 +711,7 @@ class HelmChartTest {
         Container container = store.getSpec().getTemplate().getSpec().getContainers().getFirst();
         String mountPath = container.getVolumeMounts().stream().filter(m -> m.getName().equals(claim.getMetadata().getName()))
                 .findFirst().orElseThrow().getMountPath();
-        assertThat(env(container, "STORE_STATE_DIR").getValue()).isEqualTo(mountPath);
+        assertThat(env(container, "STORE_DURABILITY_STATE_DIR").getValue()).isEqualTo(mountPath);
 
         StatefulSet onIo2 = storeService(HelmChart.objects(HelmChart.template(null, Map.of(
                 "storeService.persistence.storageClassName", "io2", "storeService.persistence.size", "5Gi"))));
@@ -745,8 +745,8 @@ class HelmChartTest {
         Container api = container(objects, "purchase-api");
         var pod = workload(objects, "purchase-api").template().getSpec();
 
-        assertThat(env(api, "TILL_AUTH_ENABLED").getValue()).isEqualTo("true");
-        assertThat(env(api, "TILL_KEYS_FILE").getValue()).isEqualTo("/etc/supermarket/till-keys/till-key-hashes");
+        assertThat(env(api, "API_AUTH_ENABLED").getValue()).isEqualTo("true");
+        assertThat(env(api, "API_AUTH_KEYS_FILE").getValue()).isEqualTo("/etc/supermarket/till-keys/till-key-hashes");
         assertThat(api.getVolumeMounts()).filteredOn(m -> m.getName().equals("till-keys")).singleElement()
                 .satisfies(mount -> {
                     assertThat(mount.getMountPath()).isEqualTo("/etc/supermarket/till-keys");
@@ -758,7 +758,7 @@ class HelmChartTest {
         assertThat(workload(objects, "purchase-api").template().getMetadata().getAnnotations().keySet())
                 .as("a rotation must not roll the pods").noneMatch(key -> key.contains("till"));
         for (String other : List.of("store-service", "purchases-service")) {
-            assertThat(container(objects, other).getEnv()).extracting(EnvVar::getName).doesNotContain("TILL_AUTH_ENABLED");
+            assertThat(container(objects, other).getEnv()).extracting(EnvVar::getName).doesNotContain("API_AUTH_ENABLED");
         }
     }
 
@@ -767,7 +767,7 @@ class HelmChartTest {
         Map<String, Object> off = Map.of("auth.enabled", "false");
         Container api = container(HelmChart.objects(HelmChart.template(null, off)), "purchase-api");
 
-        assertThat(api.getEnv()).extracting(EnvVar::getName).doesNotContain("TILL_AUTH_ENABLED", "TILL_KEYS_FILE");
+        assertThat(api.getEnv()).extracting(EnvVar::getName).doesNotContain("API_AUTH_ENABLED", "API_AUTH_KEYS_FILE");
         assertThat(api.getVolumeMounts()).extracting(VolumeMount::getName).doesNotContain("till-keys");
         Pod test = ofKind(HelmChart.objects(HelmChart.templateTestHooks(null, off)), Pod.class).getFirst();
         assertThat(test.getSpec().getContainers().getFirst().getEnv()).isNullOrEmpty();

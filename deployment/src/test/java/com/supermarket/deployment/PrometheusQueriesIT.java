@@ -96,7 +96,7 @@ class PrometheusQueriesIT {
         broker = node.broker("observability");
         processes = new ServiceProcesses(dir, broker);
         // Its counts' state in the run's folder, so each run starts empty.
-        processes.startService("store-service", STORE, MANAGEMENT + 1, inMode(Map.of("STORE_STATE_DIR", dir.resolve("store-state").toString())));
+        processes.startService("store-service", STORE, MANAGEMENT + 1, inMode(Map.of("STORE_DURABILITY_STATE_DIR", dir.resolve("store-state").toString())));
         TestServices.Database mariaDb = TestServices.mariaDb();
         processes.startService("purchases-service", PURCHASES, MANAGEMENT + 2, inMode(Map.of("SPRING_PROFILES_ACTIVE", "mysql",
                 "MYSQL_URL", mariaDb.jdbcUrl(DATABASE + "_" + name + "?createDatabaseIfNotExist=true"),

@@ -50,7 +50,7 @@ class RolloutChartTest {
         Container api = HelmChartTest.container(objects, "purchase-api");
 
         assertThat(preStopSleepSeconds(api)).isEqualTo(30);
-        assertThat(HelmChartTest.env(api, "SHUTDOWN_PHASE_TIMEOUT").getValue()).isEqualTo("12s");
+        assertThat(HelmChartTest.env(api, "SPRING_LIFECYCLE_TIMEOUT_PER_SHUTDOWN_PHASE").getValue()).isEqualTo("12s");
         assertThat(graceSeconds(objects, "purchase-api")).isEqualTo(60);
         assertThat(HelmChartTest.ofKind(objects, Ingress.class).getFirst().getMetadata().getAnnotations())
                 .containsEntry("alb.ingress.kubernetes.io/target-group-attributes", "deregistration_delay.timeout_seconds=42");
@@ -104,7 +104,7 @@ class RolloutChartTest {
     }
 
     private static int drainSeconds(Container container) {
-        String timeout = HelmChartTest.env(container, "SHUTDOWN_PHASE_TIMEOUT").getValue();
+        String timeout = HelmChartTest.env(container, "SPRING_LIFECYCLE_TIMEOUT_PER_SHUTDOWN_PHASE").getValue();
         assertThat(timeout).matches("\\d+s");
         return Integer.parseInt(timeout.substring(0, timeout.length() - 1));
     }

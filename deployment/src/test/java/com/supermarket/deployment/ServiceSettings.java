@@ -81,7 +81,8 @@ final class ServiceSettings {
         return profiles;
     }
 
-    private static Set<Path> configurationFiles(String service) {
+    /** The service's application.yml and profile files. */
+    static Set<Path> configurationFiles(String service) {
         Path resources = DeploymentFiles.resolve(service).resolve("src/main/resources");
         try (Stream<Path> files = Files.list(resources)) {
             Set<Path> found = new TreeSet<>(files

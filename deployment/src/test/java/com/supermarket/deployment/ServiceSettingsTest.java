@@ -43,8 +43,10 @@ class ServiceSettingsTest {
         }
         variants.add(Arguments.of("persistence.store=dynamodb", null, Map.of("persistence.store", "dynamodb")));
         variants.add(Arguments.of("external broker", null, Map.of("rabbitmq.cluster.enabled", "false")));
-        variants.add(Arguments.of("extra env", null, Map.of("purchasesService.env.PURCHASES_CONSUMERS_PER_SHARD", "8",
+        variants.add(Arguments.of("extra env", null, Map.of("purchasesService.env.PURCHASES_INGEST_CONSUMERS_PER_SHARD", "8",
                 "purchasesService.env.MYSQL_POOL_SIZE", "10")));
+        variants.add(Arguments.of("shared env", null, Map.of("platform.env.LOG_FORMAT", "",
+                "platform.env.TRACING_SAMPLING_PROBABILITY", "0.5")));
         return variants.stream();
     }
 
@@ -82,14 +84,14 @@ class ServiceSettingsTest {
     @Test
     void passesAServicesFurtherSettingsAndOwnJvmOptionsAsItsEnvironment() {
         List<HasMetadata> objects = HelmChart.objects(HelmChart.template(null, Map.of(
-                "purchasesService.env.PURCHASES_CONSUMERS_PER_SHARD", "8",
+                "purchasesService.env.PURCHASES_INGEST_CONSUMERS_PER_SHARD", "8",
                 "purchasesService.javaToolOptions", "-XX:MaxRAMPercentage=60")));
 
         assertThat(container(objects, "purchases-service").getEnv())
-                .contains(new EnvVar("PURCHASES_CONSUMERS_PER_SHARD", "8", null),
+                .contains(new EnvVar("PURCHASES_INGEST_CONSUMERS_PER_SHARD", "8", null),
                         new EnvVar("JAVA_TOOL_OPTIONS", "-XX:MaxRAMPercentage=60", null));
         assertThat(container(objects, "purchase-api").getEnv()).extracting(EnvVar::getName)
-                .doesNotContain("PURCHASES_CONSUMERS_PER_SHARD", "JAVA_TOOL_OPTIONS");
+                .doesNotContain("PURCHASES_INGEST_CONSUMERS_PER_SHARD", "JAVA_TOOL_OPTIONS");
     }
 
     @Test
@@ -97,7 +99,7 @@ class ServiceSettingsTest {
         ConfigMap shared = HelmChartTest.ofKind(HelmChart.objects(HelmChart.template(null, Map.of())), ConfigMap.class)
                 .getFirst();
 
-        assertThat(shared.getData()).containsKeys("LOG_FORMAT", "PLATFORM_MAX_STORES", "PLATFORM_MAX_ITEM_ID",
+        assertThat(shared.getData()).containsKeys("PLATFORM_MAX_STORES", "PLATFORM_MAX_ITEM_ID",
                 "BROKER_SHARDS_PER_NODE", "BROKER_MANAGE_POLICIES", "RABBITMQ_MANAGEMENT_URL", "JAVA_TOOL_OPTIONS");
         for (String key : List.of("LOG_FORMAT", "BROKER_SHARDS_PER_NODE", "RABBITMQ_MANAGEMENT_URL")) {
             for (String service : ServiceSettings.SERVICES) {

@@ -108,7 +108,7 @@ class TracingIT {
                 "MANAGEMENT_OPENTELEMETRY_TRACING_EXPORT_SCHEDULE_DELAY", "200ms",
                 "LOG_FORMAT", "ecs");
         processes.startService("store-service", STORE, MANAGEMENT + 1, with(tracing,
-                "STORE_STATE_DIR", Files.createTempDirectory(dir, "store-state").toString(),
+                "STORE_DURABILITY_STATE_DIR", Files.createTempDirectory(dir, "store-state").toString(),
                 "LOGGING_LEVEL_COM_SUPERMARKET_STORE_INGEST", "DEBUG",
                 "LOGGING_LEVEL_COM_SUPERMARKET_STORE_QUERY", "DEBUG"));
         TestServices.Database mariaDb = TestServices.mariaDb();

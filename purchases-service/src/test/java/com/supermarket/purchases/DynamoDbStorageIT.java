@@ -33,10 +33,10 @@ class DynamoDbStorageIT extends StorageScenarios {
         }
         proxy = new TcpProxy(endpoint.getHost(), endpoint.getPort());
         return Map.of(
-                "dynamodb.endpoint", "http://" + proxy.host() + ":" + proxy.port(),
-                "dynamodb.create-table", "true",
-                "dynamodb.table", "purchases-it-" + UUID.randomUUID().toString().substring(0, 8),
-                "dynamodb.call-timeout", "5s");
+                "purchases.dynamodb.endpoint", "http://" + proxy.host() + ":" + proxy.port(),
+                "purchases.dynamodb.create-table", "true",
+                "purchases.dynamodb.table", "purchases-it-" + UUID.randomUUID().toString().substring(0, 8),
+                "purchases.dynamodb.call-timeout", "5s");
     }
 
     @Override

@@ -87,9 +87,9 @@ class CrashRecoveryIT {
                 "BROKER_SHARDS_PER_NODE", Integer.toString(SHARDS),
                 "PLATFORM_MAX_STORES", Integer.toString(STORES),
                 "PLATFORM_MAX_ITEM_ID", Integer.toString(ITEMS),
-                "STORE_STATE_DIR", stateDir.toString(),
-                "STORE_SNAPSHOT_LOG_SIZE", "256KB",
-                "STORE_SNAPSHOT_INTERVAL", "2s",
+                "STORE_DURABILITY_STATE_DIR", stateDir.toString(),
+                "STORE_DURABILITY_SNAPSHOT_LOG_SIZE", "256KB",
+                "STORE_DURABILITY_SNAPSHOT_INTERVAL", "2s",
                 "STORE_REDISCOVER_INTERVAL", "1s"), "-Xmx256m", "-XX:TieredStopAtLevel=1");
 
         ScheduledExecutorService publisher = Executors.newSingleThreadScheduledExecutor();

@@ -75,7 +75,7 @@ public final class DurabilityBenchmark {
                     try (ServiceProcess service = new ServiceProcess(broker, Map.of(
                             "BROKER_SHARDS_PER_NODE", Integer.toString(SHARDS), "SERVER_PORT", PORT, "MANAGEMENT_PORT", MANAGEMENT_PORT,
                             "STORE_DURABILITY_ENABLED", Boolean.toString(enabled),
-                            "STORE_STATE_DIR", state.toString()), serviceJvmOptions())) {
+                            "STORE_DURABILITY_STATE_DIR", state.toString()), serviceJvmOptions())) {
                         service.start("durability-cost");
                         double[] first = waitForApplied(service, 1);
                         double[] last = waitForApplied(service, total);
@@ -170,7 +170,7 @@ public final class DurabilityBenchmark {
     private static void timeStart(TestBroker broker, int round, String what, Path state) throws Exception {
         try (ServiceProcess service = new ServiceProcess(broker, Map.of(
                 "BROKER_SHARDS_PER_NODE", Integer.toString(SHARDS), "SERVER_PORT", PORT, "MANAGEMENT_PORT", MANAGEMENT_PORT,
-                "STORE_STATE_DIR", state.toString()), serviceJvmOptions())) {
+                "STORE_DURABILITY_STATE_DIR", state.toString()), serviceJvmOptions())) {
             long started = System.nanoTime();
             service.start("durability-restart");
             service.awaitReady(Duration.ofMinutes(3));

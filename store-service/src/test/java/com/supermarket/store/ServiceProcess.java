@@ -37,7 +37,7 @@ final class ServiceProcess implements AutoCloseable {
     private int starts;
 
     /**
-     * @param settings   environment variables on top of the broker's (e.g. {@code STORE_STATE_DIR})
+     * @param settings   environment variables on top of the broker's (e.g. {@code STORE_DURABILITY_STATE_DIR})
      * @param jvmOptions options before {@code -jar}
      */
     ServiceProcess(TestBroker broker, Map<String, String> settings, String... jvmOptions) throws IOException {

@@ -119,12 +119,12 @@ class StoreCopiesIT {
                 "BROKER_SHARDS_PER_NODE", Integer.toString(SHARDS),
                 "BROKER_RETRY_INTERVAL", "500ms",
                 "STORE_COPIES", "2",
-                "STORE_COPY", Integer.toString(copy),
-                "STORE_PEERS", "http://127.0.0.1:" + peerPort,
+                "STORE_PARTITION_COPY", Integer.toString(copy),
+                "STORE_REBUILD_PEERS", "http://127.0.0.1:" + peerPort,
                 "SERVER_PORT", Integer.toString(port),
                 "PLATFORM_MAX_STORES", Integer.toString(STORES),
                 "PLATFORM_MAX_ITEM_ID", Integer.toString(ITEMS),
-                "STORE_STATE_DIR", stateDirs.resolve("c" + copy).toString()), "-Xmx256m", "-XX:TieredStopAtLevel=1");
+                "STORE_DURABILITY_STATE_DIR", stateDirs.resolve("c" + copy).toString()), "-Xmx256m", "-XX:TieredStopAtLevel=1");
     }
 
     private void publish(Channel channel, int purchases) throws Exception {

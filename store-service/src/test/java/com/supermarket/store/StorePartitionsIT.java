@@ -67,10 +67,10 @@ class StorePartitionsIT {
             ServiceProcess service = new ServiceProcess(broker, Map.of(
                     "BROKER_SHARDS_PER_NODE", Integer.toString(SHARDS),
                     "STORE_PARTITIONS", Integer.toString(PARTITIONS),
-                    "STORE_PARTITION", Integer.toString(partition),
+                    "STORE_PARTITION_INDEX", Integer.toString(partition),
                     "PLATFORM_MAX_STORES", Integer.toString(STORES),
                     "PLATFORM_MAX_ITEM_ID", Integer.toString(ITEMS),
-                    "STORE_STATE_DIR", stateDirs.resolve("p" + partition).toString()), "-Xmx256m", "-XX:TieredStopAtLevel=1");
+                    "STORE_DURABILITY_STATE_DIR", stateDirs.resolve("p" + partition).toString()), "-Xmx256m", "-XX:TieredStopAtLevel=1");
             partitions.add(service);
             service.start("partitions-it-store-service-p" + partition);
         }

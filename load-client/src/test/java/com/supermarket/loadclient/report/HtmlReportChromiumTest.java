@@ -61,7 +61,7 @@ class HtmlReportChromiumTest {
         // baseline: 8 metrics (7 and purchase-api's CPU) per run.
         assertThat(attribute(dom, "data-table-rows")).isEqualTo("2,2,2,2,2,16");
         assertThat(dom).contains("<td>t2.micro</td>").contains("<td>t2.xlarge</td>")
-                .contains("<td>0123456789ab (dirty)</td>").contains("<td>PUBLISH_MAX_IN_FLIGHT=4</td>")
+                .contains("<td>0123456789ab (dirty)</td>").contains("<td>API_PUBLISH_BATCH_MAX_IN_FLIGHT=4</td>")
                 .contains("<td>run --stores 32 --out a\\|b.json</td>".replace("\\|", "|"))
                 .contains("<h2>Against the baseline base.json, tolerance 1000%</h2>")
                 .contains("<h3>t2.micro-32</h3>\n<pre>exchange  q0  q1\n&lt;balance&gt; 1.02\n</pre>");
@@ -71,7 +71,7 @@ class HtmlReportChromiumTest {
         RunEnvironment environment = new RunEnvironment("0.1.0", "0123456789abcdef", true, "bench-1", "Linux 6.1 amd64",
                 "AMD EPYC", 2, 24L << 30, "OpenJDK 64-Bit Server VM 21", List.of("-Xmx1g"), 0.5, 1.75,
                 List.of("run", "--stores", "32", "--out", "a|b.json"), Map.of("stores", "32"),
-                Map.of("PUBLISH_MAX_IN_FLIGHT", "4"));
+                Map.of("API_PUBLISH_BATCH_MAX_IN_FLIGHT", "4"));
         return run.withVerdict(List.of(), environment, null);
     }
 

@@ -6,11 +6,11 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * The framework-free parts of till authentication as beans, only when {@code TILL_AUTH_ENABLED}
+ * The framework-free parts of till authentication as beans, only when {@code API_AUTH_ENABLED}
  * is true: with it off nothing is registered and a request pays nothing.
  */
 @Configuration(proxyBeanMethods = false)
-@ConditionalOnProperty(name = "platform.auth.enabled", havingValue = "true")
+@ConditionalOnProperty(name = "api.auth.enabled", havingValue = "true")
 class TillAuthConfiguration {
 
     @Bean(destroyMethod = "close")

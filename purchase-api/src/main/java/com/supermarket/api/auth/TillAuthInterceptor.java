@@ -62,7 +62,7 @@ final class TillAuthInterceptor implements HandlerInterceptor {
 
     /** Puts the interceptor on the purchase and query routes when authentication is on. */
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnProperty(name = "platform.auth.enabled", havingValue = "true")
+    @ConditionalOnProperty(name = "api.auth.enabled", havingValue = "true")
     static class Registration implements WebMvcConfigurer {
 
         private final TillAuthenticator authenticator;

@@ -9,8 +9,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * {@code spring.rabbitmq.*}; the topology settings shared by every service are the contract's
  * {@code BrokerSettings} under the same prefix.
  *
- * @param healthTimeout bound of the readiness check's broker round trip ({@code BROKER_HEALTH_TIMEOUT})
+ * @param healthTimeout bound of the readiness check's broker round trip
  */
-@ConfigurationProperties("platform.broker")
+@ConfigurationProperties("api.broker")
 record BrokerProperties(@DefaultValue("2s") Duration healthTimeout) {
 }

@@ -13,8 +13,6 @@ import java.util.function.Function;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.boot.context.properties.ConfigurationProperties;
-import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
@@ -38,24 +36,19 @@ class ItemsController {
     private static final Logger log = LoggerFactory.getLogger(ItemsController.class);
     private static final Pattern INTEGER = Pattern.compile("[+-]?[0-9]{1,18}");
 
+    /** Entries of {@code /items/store/{id}} without {@code ?limit}, as docs/api.md says. */
+    static final int DEFAULT_ITEMS_AT_STORE = 10;
+    /** Entries of {@code /items/top10/{id}} without {@code ?limit}, as docs/api.md says. */
+    static final int DEFAULT_STORES_FOR_ITEM = 5;
+
     private final StoreQueryClient client;
     private final IdRanges platform;
-    private final QueryLimits limits;
     private final JsonMapper json;
 
-    ItemsController(StoreQueryClient client, IdRanges platform, QueryLimits limits, JsonMapper json) {
+    ItemsController(StoreQueryClient client, IdRanges platform, JsonMapper json) {
         this.client = client;
         this.platform = platform;
-        this.limits = limits;
         this.json = json;
-    }
-
-    /**
-     * @param defaultItemsAtStore entries of {@code /items/store/{id}} without {@code ?limit} ({@code ITEMS_STORE_DEFAULT_LIMIT})
-     * @param defaultStoresForItem entries of {@code /items/top10/{id}} without {@code ?limit} ({@code ITEMS_TOP_DEFAULT_LIMIT})
-     */
-    @ConfigurationProperties("platform.items")
-    record QueryLimits(@DefaultValue("10") int defaultItemsAtStore, @DefaultValue("5") int defaultStoresForItem) {
     }
 
     record ItemCount(int itemID, long numberOfItems) {
@@ -71,7 +64,7 @@ class ItemsController {
     void topItemsAtStore(@PathVariable("storeID") String storeId, @RequestParam(name = "limit", required = false) String limit,
                          HttpServletRequest request, HttpServletResponse response) {
         int id = id("storeID", storeId, platform.maxStores(), "store");
-        answer(new StoreQuery(Kind.TOP_ITEMS_AT_STORE, id, limit(limit, limits.defaultItemsAtStore())),
+        answer(new StoreQuery(Kind.TOP_ITEMS_AT_STORE, id, limit(limit, DEFAULT_ITEMS_AT_STORE)),
                 entry -> new ItemCount(entry.id(), entry.quantity()), request, response);
     }
 
@@ -79,7 +72,7 @@ class ItemsController {
     void topStoresForItem(@PathVariable("itemID") String itemId, @RequestParam(name = "limit", required = false) String limit,
                           HttpServletRequest request, HttpServletResponse response) {
         int id = id("itemID", itemId, platform.maxItemId(), "item");
-        answer(new StoreQuery(Kind.TOP_STORES_FOR_ITEM, id, limit(limit, limits.defaultStoresForItem())),
+        answer(new StoreQuery(Kind.TOP_STORES_FOR_ITEM, id, limit(limit, DEFAULT_STORES_FOR_ITEM)),
                 entry -> new StoreCount(entry.id(), entry.quantity()), request, response);
     }
 

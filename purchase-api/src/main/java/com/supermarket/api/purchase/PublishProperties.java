@@ -8,13 +8,13 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * How purchases are published. Immutable.
  *
  * @param persistent     delivery mode 2 (survives a broker restart on durable queues) or
- *                       transient as in the original study ({@code PUBLISH_PERSISTENT})
+ *                       transient as in the original study
  * @param confirmTimeout how long a batch waits for the broker's confirm before every purchase in
- *                       it is answered {@code 503} ({@code PUBLISH_CONFIRM_TIMEOUT})
- * @param retryAfter     the {@code Retry-After} a refused request suggests ({@code PUBLISH_RETRY_AFTER})
+ *                       it is answered {@code 503}
+ * @param retryAfter     the {@code Retry-After} a refused request suggests
  * @param batch          the group commit
  */
-@ConfigurationProperties("platform.publish")
+@ConfigurationProperties("api.publish")
 record PublishProperties(@DefaultValue("true") boolean persistent,
                          @DefaultValue("5s") Duration confirmTimeout,
                          @DefaultValue("1s") Duration retryAfter,
@@ -22,7 +22,7 @@ record PublishProperties(@DefaultValue("true") boolean persistent,
 
     PublishProperties {
         if (confirmTimeout.isNegative() || confirmTimeout.isZero()) {
-            throw new IllegalArgumentException("platform.publish.confirm-timeout must be positive");
+            throw new IllegalArgumentException("api.publish.confirm-timeout must be positive");
         }
     }
 
@@ -44,13 +44,14 @@ record PublishProperties(@DefaultValue("true") boolean persistent,
      * shards: at or above the shard count every shard has its own pipeline; below it the shards
      * take turns (oldest purchase first), making fewer, larger messages for a longer wait.
      *
-     * @param maxSize          most purchases in one message ({@code PUBLISH_BATCH_MAX_SIZE})
-     * @param maxInFlight      batches published and not yet confirmed, over all shards
-     *                         ({@code PUBLISH_MAX_IN_FLIGHT}); the default covers one batch for
+     * @param maxSize          most purchases in one message; at most store-service's
+     *                         {@code store.ingest.max-purchases-per-message}, which sizes its dedup window
+     * @param maxInFlight      batches published and not yet confirmed, over all shards;
+     *                         the default covers one batch for
      *                         each shard queue of the chart's presets (at most 12, or 24 at
      *                         {@code shardsPerNode: 8}) plus full batches beyond
      * @param maxClaimsInFlight claims of {@code Idempotency-Key}s sent to the idempotency store
-     *                         and not yet answered ({@code PUBLISH_MAX_CLAIMS_IN_FLIGHT});
+     *                         and not yet answered;
      *                         a claim holds no in-flight permit, so this bounds what a store that
      *                         does not answer holds. Keyed purchases that come while every slot is
      *                         taken gather into the next claim, and are answered {@code 503} once
@@ -58,10 +59,9 @@ record PublishProperties(@DefaultValue("true") boolean persistent,
      *                         is one pipelined round trip (well under a millisecond on a LAN), so a
      *                         few are out at a time; the default leaves room for a slower link
      * @param queueCapacity    purchases waiting to be batched; beyond it a request is refused at
-     *                         once ({@code PUBLISH_QUEUE_CAPACITY})
+     *                         once
      * @param admissionTimeout how long a purchase may wait for its batch to be let in flight
      *                         (its shard's previous confirm, then a permit) before it is refused
-     *                         ({@code PUBLISH_ADMISSION_TIMEOUT})
      */
     record Batch(@DefaultValue("100") int maxSize,
                  @DefaultValue("32") int maxInFlight,
@@ -71,11 +71,11 @@ record PublishProperties(@DefaultValue("true") boolean persistent,
 
         Batch {
             if (maxSize < 1 || maxInFlight < 1 || maxClaimsInFlight < 1 || queueCapacity < 1) {
-                throw new IllegalArgumentException("platform.publish.batch max-size, max-in-flight,"
+                throw new IllegalArgumentException("api.publish.batch max-size, max-in-flight,"
                         + " max-claims-in-flight and queue-capacity must be positive");
             }
             if (admissionTimeout.isNegative() || admissionTimeout.isZero()) {
-                throw new IllegalArgumentException("platform.publish.batch admission-timeout must be positive");
+                throw new IllegalArgumentException("api.publish.batch admission-timeout must be positive");
             }
         }
     }

@@ -7,17 +7,17 @@ import org.springframework.util.unit.DataSize;
 /**
  * Caps on one purchase request. Immutable.
  *
- * @param maxItems     most item lines in one purchase ({@code PURCHASE_MAX_ITEMS}); the standard
+ * @param maxItems     most item lines in one purchase; the standard
  *                     client sends 1..20
- * @param maxBodySize  largest accepted request body ({@code PURCHASE_MAX_BODY_SIZE}); larger is
+ * @param maxBodySize  largest accepted request body; larger is
  *                     a {@code 400}, as the contract says, not a {@code 413}
  */
-@ConfigurationProperties("platform.purchase")
+@ConfigurationProperties("api.purchase")
 record PurchaseLimits(@DefaultValue("100") int maxItems, @DefaultValue("64KB") DataSize maxBodySize) {
 
     PurchaseLimits {
         if (maxItems < 1 || maxBodySize.toBytes() < 1 || maxBodySize.toBytes() > Integer.MAX_VALUE - 8) {
-            throw new IllegalArgumentException("platform.purchase.max-items and max-body-size must be positive");
+            throw new IllegalArgumentException("api.purchase.max-items and max-body-size must be positive");
         }
     }
 

@@ -29,8 +29,8 @@ import org.springframework.test.context.DynamicPropertySource;
  * and the refusal metrics. No store-service runs, so an allowed GET ends as a 504.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = {"platform.auth.enabled=true", "platform.auth.reload-interval=100ms",
-                "platform.rpc.reply-timeout=500ms", "platform.rpc.request-expiry=300ms",
+        properties = {"api.auth.enabled=true", "api.auth.reload-interval=100ms",
+                "api.store-query.reply-timeout=500ms", "api.store-query.request-expiry=300ms",
                 "logging.structured.format.console="})
 @DirtiesContext
 class TillAuthIT extends ServedApiTest {
@@ -55,7 +55,7 @@ class TillAuthIT extends ServedApiTest {
         broker.applyTopology(2);
         broker.springProperties().forEach((key, value) -> registry.add(key, () -> value));
         writeKeys(line("7", SEVEN) + line("8", EIGHT) + line("manager", MANAGER));
-        registry.add("platform.auth.keys-file", keysFile::toString);
+        registry.add("api.auth.keys-file", keysFile::toString);
     }
 
     @AfterAll

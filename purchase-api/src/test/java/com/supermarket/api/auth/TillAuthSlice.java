@@ -41,8 +41,8 @@ public class TillAuthSlice {
             Path file = Files.createTempFile("contract-till-key-hashes", ".txt");
             file.toFile().deleteOnExit();
             Files.writeString(file, hashes);
-            registry.add("platform.auth.enabled", () -> "true");
-            registry.add("platform.auth.keys-file", file::toString);
+            registry.add("api.auth.enabled", () -> "true");
+            registry.add("api.auth.keys-file", file::toString);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -21,7 +21,7 @@ import org.springframework.test.context.DynamicPropertySource;
 
 /** The application talks to RabbitMQ through a proxy that the tests cut or freeze. */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
-        "platform.publish.confirm-timeout=1s", "platform.broker.health-timeout=1s",
+        "api.publish.confirm-timeout=1s", "api.broker.health-timeout=1s",
         "platform.broker.client.channel-rpc-timeout=2s", "spring.rabbitmq.connection-timeout=1s",
         "logging.structured.format.console="})
 @DirtiesContext

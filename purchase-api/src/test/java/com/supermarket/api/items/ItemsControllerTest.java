@@ -26,7 +26,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.boot.webmvc.test.autoconfigure.WebMvcTest;
 import org.springframework.context.annotation.Bean;
@@ -40,7 +39,6 @@ import org.springframework.test.web.servlet.MvcResult;
 class ItemsControllerTest {
 
     @TestConfiguration
-    @EnableConfigurationProperties({ItemsController.QueryLimits.class})
     static class Properties {
         @Bean
         IdRanges idRanges() {

@@ -44,7 +44,7 @@ import org.springframework.test.context.DynamicPropertySource;
  * it, while the other partition's stores are still answered.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = {"platform.rpc.reply-timeout=1s", "platform.rpc.request-expiry=600ms", "platform.broker.store-partitions=2",
+        properties = {"api.store-query.reply-timeout=1s", "api.store-query.request-expiry=600ms", "platform.broker.store-partitions=2",
                 "platform.max-stores=32", "platform.max-item-id=10", "logging.structured.format.console="})
 @DirtiesContext
 class StorePartitionQueriesIT extends ServedApiTest {

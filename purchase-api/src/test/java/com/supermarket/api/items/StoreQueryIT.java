@@ -50,7 +50,7 @@ import org.springframework.test.context.DynamicPropertySource;
  * or not at all.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = {"platform.rpc.reply-timeout=1s", "platform.rpc.request-expiry=600ms",
+        properties = {"api.store-query.reply-timeout=1s", "api.store-query.request-expiry=600ms",
                 // A small publishing pool: a GET burst on a shared pool would exhaust it.
                 "spring.rabbitmq.cache.channel.size=4", "spring.rabbitmq.cache.channel.checkout-timeout=200ms",
                 "logging.structured.format.console="})

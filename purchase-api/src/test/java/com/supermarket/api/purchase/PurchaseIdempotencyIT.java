@@ -45,7 +45,7 @@ import org.springframework.test.context.DynamicPropertySource;
  * be reached).
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = {"platform.idempotency.timeout=2s", "logging.structured.format.console="})
+        properties = {"api.idempotency.timeout=2s", "logging.structured.format.console="})
 @DirtiesContext
 class PurchaseIdempotencyIT extends ServedApiTest {
 
@@ -61,8 +61,8 @@ class PurchaseIdempotencyIT extends ServedApiTest {
     static void services(DynamicPropertyRegistry registry) {
         broker.applyTopology(2);
         broker.springProperties().forEach((key, value) -> registry.add(key, () -> value));
-        registry.add("platform.idempotency.redis-url", () -> TestRedis.url(redisLink));
-        registry.add("platform.idempotency.key-prefix", () -> KEY_PREFIX);
+        registry.add("api.idempotency.redis-url", () -> TestRedis.url(redisLink));
+        registry.add("api.idempotency.key-prefix", () -> KEY_PREFIX);
     }
 
     @AfterAll

@@ -33,8 +33,8 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = {"platform.publish.confirm-timeout=1s", "platform.publish.batch.max-in-flight=1",
-                "platform.broker.health-timeout=1s", "logging.structured.format.console="})
+        properties = {"api.publish.confirm-timeout=1s", "api.publish.batch.max-in-flight=1",
+                "api.broker.health-timeout=1s", "logging.structured.format.console="})
 @DirtiesContext
 class PurchasePublishingIT extends ServedApiTest {
 

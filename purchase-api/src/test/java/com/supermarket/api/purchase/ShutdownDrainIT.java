@@ -57,7 +57,7 @@ class ShutdownDrainIT {
         properties.put("management.server.port", 0);
         properties.put("logging.structured.format.console", "");
         // The test is about the stop, not admission: no purchase is refused for the slowed confirms.
-        properties.put("platform.publish.batch.admission-timeout", "5s");
+        properties.put("api.publish.batch.admission-timeout", "5s");
         // As arguments: they override application.yml, which default properties would not.
         String[] arguments = properties.entrySet().stream().map(e -> "--" + e.getKey() + "=" + e.getValue())
                 .toArray(String[]::new);

@@ -12,7 +12,7 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  *                            checked at startup, and should cover a store's sales within the
  *                            dedup horizon (28 bytes per id per store)
  * @param dedupHorizon        how long a purchase id is promised to be remembered: at least the
- *                            purchase-api's {@code IDEMPOTENCY_TTL}, the longest a till retries
+ *                            purchase-api's {@code api.idempotency.ttl}, the longest a till retries
  *                            with the same key; ids the window forgets sooner are counted
  *                            ({@code store_dedup_forgotten_early_total})
  */

@@ -213,7 +213,7 @@ public final class StoreCounts {
         if (warnedOfEarlyForgetting.compareAndSet(false, true)) {
             log.warn("Store {} sells more than its dedup window of {} purchase ids within the dedup horizon of {} s: it"
                     + " forgot a purchase id after {} s, so a retry of that purchase would be counted again. Raise"
-                    + " STORE_DEDUP_WINDOW_PER_STORE (28 bytes per id per store); store_dedup_forgotten_early_total counts"
+                    + " STORE_COUNTS_DEDUP_WINDOW_PER_STORE (28 bytes per id per store); store_dedup_forgotten_early_total counts"
                     + " every id forgotten early", storeId, dedupWindowPerStore, dedupHorizonSeconds, rememberedSeconds);
         }
     }

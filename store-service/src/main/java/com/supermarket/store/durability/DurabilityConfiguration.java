@@ -30,7 +30,7 @@ class DurabilityConfiguration {
             new StateDirectory(properties.stateDir().toAbsolutePath()).claim(partition, copy.index());
             if (copy.copies() > 1) {
                 if (rebuild.peers().isEmpty()) {
-                    throw new IllegalStateException("store.rebuild.peers (STORE_PEERS) must name the other copies of this "
+                    throw new IllegalStateException("store.rebuild.peers (STORE_REBUILD_PEERS) must name the other copies of this "
                             + "partition when STORE_COPIES is " + copy.copies() + ": a copy whose state directory is empty "
                             + "rebuilds it from one of them, and never starts from zero while another copy may hold counts");
                 }

@@ -25,7 +25,7 @@ record DurabilityProperties(boolean enabled, Path stateDir, Duration groupDelay,
 
     DurabilityProperties {
         if (enabled && stateDir == null) {
-            throw new IllegalArgumentException("store.durability.state-dir must be set (STORE_STATE_DIR)");
+            throw new IllegalArgumentException("store.durability.state-dir must be set (STORE_DURABILITY_STATE_DIR)");
         }
         if (groupDelay == null || groupDelay.isNegative()) {
             throw new IllegalArgumentException("store.durability.group-delay must not be negative");

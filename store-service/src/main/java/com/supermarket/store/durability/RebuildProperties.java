@@ -9,7 +9,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * Where a copy whose state directory is empty gets its counts from ({@code store.rebuild}), when
  * the partition has more than one copy ({@code STORE_COPIES}). Immutable.
  *
- * @param peers   base URLs of the other copies of this partition ({@code STORE_PEERS}, comma
+ * @param peers   base URLs of the other copies of this partition (comma
  *                separated), their server port; {@value #PARTITION} in a URL is replaced by this
  *                instance's partition, so every partition can be given the same list
  * @param timeout how long a peer may take to start answering a snapshot request

@@ -100,7 +100,7 @@ record StateDirectory(Path path) {
         }
         if (!found.equals(wanted)) {
             throw new IllegalStateException("the state directory " + path + " holds the counts of store partition " + found
-                    + ", not of this store partition " + wanted + " (STORE_PARTITION, STORE_PARTITIONS, STORE_COPY): give "
+                    + ", not of this store partition " + wanted + " (STORE_PARTITION_INDEX, STORE_PARTITIONS, STORE_PARTITION_COPY): give "
                     + "each partition and copy its own state directory; a changed partition count moves stores between "
                     + "partitions, which needs new, empty state directories (docs/operations.md, \"Store partitions and copies\")");
         }

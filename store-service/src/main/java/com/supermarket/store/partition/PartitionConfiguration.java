@@ -35,15 +35,15 @@ class PartitionConfiguration {
         int index;
         if (properties.index() != null) {
             index = properties.index();
-            chosen = "from STORE_PARTITION";
+            chosen = "from STORE_PARTITION_INDEX";
         } else if (partitions == 1) {
             index = 0;
             chosen = "the only one";
         } else {
             Integer ordinal = ordinal(hostname);
             index = ordinal == null ? 0 : ordinal;
-            chosen = ordinal == null ? "0: STORE_PARTITION is unset and the host name '" + hostname + "' ends in no ordinal"
-                    : "the ordinal of the host name '" + hostname + "' (STORE_PARTITION is unset)";
+            chosen = ordinal == null ? "0: STORE_PARTITION_INDEX is unset and the host name '" + hostname + "' ends in no ordinal"
+                    : "the ordinal of the host name '" + hostname + "' (STORE_PARTITION_INDEX is unset)";
         }
         StorePartition partition = new StorePartition(index, partitions);
         if (broker.topologyMode() == BrokerSettings.TopologyMode.REPLICATED) {

@@ -16,7 +16,7 @@ public record StoreCopy(int index, int copies) {
     public StoreCopy {
         if (copies < 1 || index < 0 || index >= copies) {
             throw new IllegalArgumentException("a store copy must be within 0.." + (copies - 1) + " of " + copies
-                    + " cop(ies) (STORE_COPY, STORE_COPIES): " + index);
+                    + " cop(ies) (STORE_PARTITION_COPY, STORE_COPIES): " + index);
         }
     }
 

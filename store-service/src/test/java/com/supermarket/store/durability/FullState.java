@@ -25,7 +25,7 @@ public final class FullState {
 
     /**
      * @param logBytes how much log to write after the snapshot (e.g. the 128 MiB of
-     *                 {@code STORE_SNAPSHOT_LOG_SIZE})
+     *                 {@code STORE_DURABILITY_SNAPSHOT_LOG_SIZE})
      * @return a one-line summary of what was written
      */
     public static String write(Path dir, int stores, int items, int window, long logBytes) throws IOException {

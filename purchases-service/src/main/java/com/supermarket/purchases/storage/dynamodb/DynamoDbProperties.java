@@ -18,7 +18,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param maxBackoff     cap of that wait
  * @param callTimeout    overall timeout of one API call, retries included
  */
-@ConfigurationProperties("dynamodb")
+@ConfigurationProperties("purchases.dynamodb")
 public record DynamoDbProperties(
         @DefaultValue("") String endpoint,
         @DefaultValue("us-east-1") String region,

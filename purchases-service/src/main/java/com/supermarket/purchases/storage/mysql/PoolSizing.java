@@ -30,7 +30,7 @@ class PoolSizing {
                     ? broker.settings().replicatedShards() : ingest.writersPerNode(broker.settings().shardsPerNode());
             if (pool < writers + 1) {
                 log.warn("Connection pool of {} for {} consumers: consumers will wait for connections; set MYSQL_POOL_SIZE "
-                        + "to PURCHASES_CONSUMERS_PER_SHARD x BROKER_SHARDS_PER_NODE + 2 (replicated: BROKER_REPLICATED_SHARDS + 2) = {}", pool, writers, writers + 2);
+                        + "to PURCHASES_INGEST_CONSUMERS_PER_SHARD x BROKER_SHARDS_PER_NODE + 2 (replicated: BROKER_REPLICATED_SHARDS + 2) = {}", pool, writers, writers + 2);
             } else {
                 log.info("Connection pool of {} for {} consumers", pool, writers);
             }
