@@ -81,7 +81,7 @@ class StoreQueryClient implements DisposableBean {
 
     private final CachingConnectionFactory connectionFactory;
     private final RabbitTemplate template;
-    private final RpcProperties properties;
+    private final StoreQueryProperties properties;
     private final Deadlines deadlines;
     private final MessageTracing tracing;
     private final int partitions;
@@ -106,7 +106,7 @@ class StoreQueryClient implements DisposableBean {
      *                    application's settings ({@link #connectionOfItsOwn})
      */
     StoreQueryClient(RabbitConnectionFactoryBeanConfigurer connections, CachingConnectionFactoryConfigurer factories,
-                     RpcProperties properties, BrokerSettings broker, Deadlines deadlines, MessageTracing tracing,
+                     StoreQueryProperties properties, BrokerSettings broker, Deadlines deadlines, MessageTracing tracing,
                      MeterRegistry registry) {
         this.connectionFactory = connectionOfItsOwn(connections, factories, "purchase-api store queries");
         // Returned when a partition's query queue does not exist, rather than dropped unseen.

@@ -19,11 +19,11 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *                      {@code 503}
  */
 @ConfigurationProperties("api.store-query")
-record RpcProperties(@DefaultValue("3s") Duration replyTimeout, @DefaultValue("2s") Duration requestExpiry,
+record StoreQueryProperties(@DefaultValue("3s") Duration replyTimeout, @DefaultValue("2s") Duration requestExpiry,
                      @DefaultValue("2") int lanes, @DefaultValue("100") int maxBatch,
                      @DefaultValue("10000") int queueCapacity) {
 
-    RpcProperties {
+    StoreQueryProperties {
         if (lanes < 1 || maxBatch < 1 || queueCapacity < 1) {
             throw new IllegalArgumentException("api.store-query lanes, max-batch and queue-capacity must be positive");
         }
