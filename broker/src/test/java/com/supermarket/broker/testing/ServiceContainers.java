@@ -37,6 +37,8 @@ final class ServiceContainers {
     static final int RABBITMQ_PROMETHEUS_PORT = 15692;
     static final String MARIADB_ROOT_PASSWORD = "test";
 
+    static final int PORT_CLASH_ATTEMPTS = 3;
+
     private static final long PID = ProcessHandle.current().pid();
     private static final AtomicInteger COUNT = new AtomicInteger();
     private static final List<GenericContainer<?>> RUNNING = new ArrayList<>();
@@ -88,7 +90,7 @@ final class ServiceContainers {
         container.withLabel(LABEL, "integration").withLabel(PID_LABEL, Long.toString(PID))
                 .withCreateContainerCmdModifier(cmd -> cmd.withName(name));
         try {
-            container.start();
+            startRetryingPortClashes(container);
         } catch (RuntimeException e) {
             throw new IllegalStateException("the " + service + " container (image " + container.getDockerImageName()
                     + ") did not start. Where no registry can be reached, build the stand-in images with "
@@ -104,6 +106,35 @@ final class ServiceContainers {
             }
         }
         return container;
+    }
+
+    /**
+     * Starts {@code container}, again (removed first) when Docker refused it a host port it had
+     * just handed out ("port is already allocated": Docker 20.10 can give two containers started
+     * at once, as a cluster's nodes are, the same random port), at most
+     * {@value #PORT_CLASH_ATTEMPTS} times; any other failure is thrown at once.
+     */
+    static void startRetryingPortClashes(GenericContainer<?> container) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                container.start();
+                return;
+            } catch (RuntimeException e) {
+                if (attempt == PORT_CLASH_ATTEMPTS || !isPortClash(e)) {
+                    throw e;
+                }
+                container.stop();
+            }
+        }
+    }
+
+    private static boolean isPortClash(Throwable e) {
+        for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+            if (String.valueOf(cause.getMessage()).contains("port is already allocated")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Stops and removes {@code container}. */
