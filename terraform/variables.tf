@@ -97,7 +97,7 @@ variable "idempotency_elasticache" {
 
 variable "idempotency_elasticache_node_type" {
   type        = string
-  description = "Node type of that ElastiCache Redis: about 240 bytes per idempotency key held for API_IDEMPOTENCY_TTL (docs/operations.md, "Idempotency keys")."
+  description = "Node type of that ElastiCache Redis: about 240 bytes per idempotency key held for API_IDEMPOTENCY_TTL (docs/operations.md, Idempotency keys)."
   default     = "cache.t4g.small"
 }
 
