@@ -11,6 +11,7 @@ import org.springframework.amqp.rabbit.connection.Connection;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.core.NestedExceptionUtils;
 import org.springframework.stereotype.Component;
 
 /**
@@ -65,18 +66,9 @@ class BrokerHealthIndicator implements HealthIndicator, DisposableBean {
             channel.queueDeclarePassive(probedQueue);
         } catch (Exception e) {
             throw new IllegalStateException("no round trip to the broker (passive declare of " + probedQueue + "): "
-                    + innermostMessage(e), e);
+                    + NestedExceptionUtils.getMostSpecificCause(e).getMessage(), e);
         }
         return System.nanoTime() - start;
-    }
-
-    /** The client wraps a channel error (no such queue, say) in exceptions without a message. */
-    private static String innermostMessage(Throwable e) {
-        String message = e.getMessage();
-        for (Throwable cause = e.getCause(); cause != null; cause = cause.getCause()) {
-            message = cause.getMessage() == null ? message : cause.getMessage();
-        }
-        return message;
     }
 
     @Override
