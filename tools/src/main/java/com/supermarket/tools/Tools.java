@@ -1,5 +1,7 @@
 package com.supermarket.tools;
 
+import com.supermarket.tools.compare.CompareReportCommand;
+import com.supermarket.tools.compare.PipelineSamplerCommand;
 import com.supermarket.tools.logs.LogSummaryCommand;
 import com.supermarket.tools.prometheus.MetricCommand;
 import com.supermarket.tools.proxy.FaultProxy;
@@ -21,6 +23,7 @@ import picocli.CommandLine.Command;
 @Command(name = "tools", mixinStandardHelpOptions = true, version = "tools 0.1.0",
         description = "What the scripts run besides the services and the load client.",
         subcommands = { FaultProxy.class, MetricCommand.class, LogSummaryCommand.class, SoakSamplerCommand.class,
+            PipelineSamplerCommand.class, CompareReportCommand.class,
             CommandLine.HelpCommand.class })
 public final class Tools {
 

@@ -6,7 +6,7 @@ import java.nio.file.Path;
 import java.util.OptionalLong;
 
 /** A process's CPU time from Linux's {@code /proc/PID/stat}. Stateless. */
-final class ProcStat {
+public final class ProcStat {
 
     private ProcStat() {
     }
@@ -16,7 +16,7 @@ final class ProcStat {
      * parentheses and may hold spaces and parentheses itself, so fields are counted after its
      * last ")": utime and stime are fields 14 and 15.
      */
-    static long cpuTicks(String statLine) {
+    public static long cpuTicks(String statLine) {
         int close = statLine.lastIndexOf(')');
         if (close < 0) {
             throw new IllegalArgumentException("not a /proc/PID/stat line: " + statLine);
@@ -29,7 +29,7 @@ final class ProcStat {
     }
 
     /** The ticks of process {@code pid}; empty when it is gone or unreadable. */
-    static OptionalLong cpuTicks(Path proc, long pid) {
+    public static OptionalLong cpuTicks(Path proc, long pid) {
         try {
             return OptionalLong.of(cpuTicks(Files.readString(proc.resolve(Long.toString(pid)).resolve("stat"))));
         } catch (IOException | IllegalArgumentException e) {

@@ -1,0 +1,175 @@
+package com.supermarket.tools.compare;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalDouble;
+import java.util.OptionalLong;
+import java.util.concurrent.Callable;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+import com.supermarket.tools.prometheus.PrometheusText;
+import com.supermarket.tools.soak.ProcStat;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code pipeline-sampler}: what scripts/compare.sh records beside each benchmark, from outside
+ * it, so that commits whose own scripts measure differently are measured alike: every
+ * {@code --every} milliseconds a row of {@code pipeline.csv} with the time, the purchases stored
+ * and counted so far, the messages purchase-api published so far, and each watched process's CPU
+ * ticks. Processes are found by their command line at every row (the benchmark starts and stops
+ * them), and several matching one name are summed. Runs until killed. Not thread-safe.
+ */
+@Command(name = "pipeline-sampler", mixinStandardHelpOptions = true, sortOptions = false,
+        description = { "scripts/compare.sh's sampler: a row of pipeline.csv every --every ms until killed:",
+                "epoch ms, purchases stored (purchases_stored_total), counted (store_purchases_counted), messages",
+                "published by purchase-api (its batch-size summary's count) and each --process's CPU clock ticks." })
+public final class PipelineSamplerCommand implements Callable<Integer> {
+
+    /** purchase-api's published batches: the meter's name now, and before its api. prefix. */
+    static final List<String> API_MESSAGES = List.of("api_purchases_batch_size_purchases_count",
+            "purchases_batch_size_purchases_count");
+    static final String STORED = "purchases_stored_total";
+    static final String COUNTED = "store_purchases_counted";
+
+    @Option(names = "--out", required = true, description = "The CSV to write (replaced).")
+    private Path out;
+
+    @Option(names = "--every", description = "Milliseconds between rows.")
+    private long everyMillis = 250;
+
+    @Option(names = "--api-metrics", required = true, description = "purchase-api's /actuator/prometheus URL.")
+    private String apiMetrics;
+
+    @Option(names = "--purchases-metrics", required = true, description = "purchases-service's /actuator/prometheus URL.")
+    private String purchasesMetrics;
+
+    @Option(names = "--store-metrics", required = true,
+            description = "A store-service /actuator/prometheus URL; repeatable: one per partition of one copy group, summed.")
+    private List<String> storeMetrics;
+
+    @Option(names = "--process", paramLabel = "NAME=REGEX",
+            description = "A process to watch: NAME, and a regular expression found in its command line; repeatable.")
+    private Map<String, String> processes = new LinkedHashMap<>();
+
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+
+    @Override
+    public Integer call() throws Exception {
+        Map<String, Pattern> patterns = new LinkedHashMap<>();
+        processes.forEach((name, regex) -> patterns.put(name, Pattern.compile(regex)));
+        List<String> header = new ArrayList<>(List.of("epoch_ms", "stored", "counted", "api_messages"));
+        patterns.keySet().forEach(name -> header.add(name + "_ticks"));
+        try (PrintWriter csv = new PrintWriter(Files.newBufferedWriter(out, StandardCharsets.UTF_8))) {
+            csv.println(String.join(",", header));
+            csv.flush();
+            long next = System.currentTimeMillis();
+            while (!Thread.currentThread().isInterrupted()) {
+                List<String> row = new ArrayList<>();
+                row.add(Long.toString(System.currentTimeMillis()));
+                row.add(cell(metric(purchasesMetrics, List.of(STORED))));
+                row.add(cell(storeMetrics.stream().map(url -> metric(url, List.of(COUNTED)))
+                        .reduce(OptionalDouble.of(0), PipelineSamplerCommand::sum)));
+                row.add(cell(metric(apiMetrics, API_MESSAGES)));
+                Map<Long, String> commandLines = commandLines();
+                patterns.values().forEach(pattern -> row.add(ticks(pattern, commandLines)));
+                csv.println(String.join(",", row));
+                csv.flush();
+                next += everyMillis;
+                long wait = next - System.currentTimeMillis();
+                if (wait > 0) {
+                    Thread.sleep(wait);
+                } else {
+                    next = System.currentTimeMillis();
+                }
+            }
+        }
+        return 0;
+    }
+
+    /** The first of {@code names} that the scrape at {@code url} has, summed over its labels; empty without an answer. */
+    private OptionalDouble metric(String url, List<String> names) {
+        String text = get(url);
+        if (text.isEmpty()) {
+            return OptionalDouble.empty();
+        }
+        PrometheusText scrape = PrometheusText.parse(text);
+        for (String name : names) {
+            OptionalDouble sum = scrape.sum(name, Map.of());
+            if (sum.isPresent()) {
+                return sum;
+            }
+        }
+        return OptionalDouble.empty();
+    }
+
+    private static OptionalDouble sum(OptionalDouble a, OptionalDouble b) {
+        return a.isPresent() && b.isPresent() ? OptionalDouble.of(a.getAsDouble() + b.getAsDouble()) : OptionalDouble.empty();
+    }
+
+    private static String cell(OptionalDouble value) {
+        return value.isPresent() ? Long.toString(Math.round(value.getAsDouble())) : "";
+    }
+
+    /** The summed ticks of the processes whose command line holds {@code pattern}; empty when none runs. */
+    private static String ticks(Pattern pattern, Map<Long, String> commandLines) {
+        long total = 0;
+        boolean found = false;
+        for (Map.Entry<Long, String> entry : commandLines.entrySet()) {
+            if (pattern.matcher(entry.getValue()).find()) {
+                OptionalLong ticks = ProcStat.cpuTicks(Path.of("/proc"), entry.getKey());
+                if (ticks.isPresent()) {
+                    total += ticks.getAsLong();
+                    found = true;
+                }
+            }
+        }
+        return found ? Long.toString(total) : "";
+    }
+
+    /** Every process's command line, its arguments joined by spaces. */
+    private static Map<Long, String> commandLines() throws IOException {
+        Map<Long, String> lines = new LinkedHashMap<>();
+        try (Stream<Path> entries = Files.list(Path.of("/proc"))) {
+            for (Path entry : entries.filter(p -> p.getFileName().toString().matches("[0-9]+")).toList()) {
+                try {
+                    byte[] raw = Files.readAllBytes(entry.resolve("cmdline"));
+                    if (raw.length > 0) {
+                        lines.put(Long.parseLong(entry.getFileName().toString()),
+                                new String(raw, StandardCharsets.UTF_8).replace('\0', ' ').strip());
+                    }
+                } catch (IOException gone) {
+                    // the process ended between the listing and the read
+                }
+            }
+        }
+        return lines;
+    }
+
+    private String get(String url) {
+        try {
+            HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(2)).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            return response.statusCode() == 200 ? response.body() : "";
+        } catch (IOException e) {
+            return "";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "";
+        }
+    }
+}
