@@ -187,10 +187,19 @@ stop_client() {
   kill -KILL "$CLIENT_PID" 2>/dev/null || true
 }
 
+SAMPLER_PID=""
+stop_sampler() {
+  [[ -n "$SAMPLER_PID" ]] || return 0
+  kill "$SAMPLER_PID" 2>/dev/null || true
+  wait "$SAMPLER_PID" 2>/dev/null || true
+  SAMPLER_PID=""
+}
+
 cleanup() {
   local status=$?
   trap - EXIT INT TERM
   stop_client
+  stop_sampler
   stop_started
   unpin_shared
   stop_cluster
@@ -210,6 +219,14 @@ if [[ "$stub" == true ]]; then build_if_needed load-client; else build_if_needed
 [[ -z "$fresh_database" ]] || mariadb --protocol=tcp -h 127.0.0.1 -uroot -e "DROP DATABASE IF EXISTS $fresh_database" \
   || die "could not empty the benchmark's database $fresh_database"
 [[ "$cluster" == true ]] && start_cluster "$topology_mode"
+# What the pipeline sustained, sampled from outside the runs every 250 ms (tools pipeline-sampler):
+# the report's "Sustained" table (stored rate and CPU per purchase over run and drain, the drain,
+# the backlog's peak). BENCHMARK_SAMPLER=off: none (scripts/compare.sh samples on its own).
+if [[ "$stub" == false && "${BENCHMARK_SAMPLER:-on}" != off ]]; then
+  mapfile -t sampling < <(pipeline_sampler_options)
+  "$JAVA" -jar "$(jar_of tools)" pipeline-sampler --out "$RUN_DIR/pipeline.csv" "${sampling[@]}" 2>"$RUN_DIR/sampler.log" &
+  SAMPLER_PID=$!
+fi
 
 # The services' settings (the ${NAME:default} variables of their application*.yml) that this
 # environment sets, one NAME=value a line (a password, secret, token or key as NAME=<set>):
@@ -381,6 +398,11 @@ if compgen -G "$RUN_DIR/*.shards.md" >/dev/null; then
 fi
 # report.md and report.html (one file, the charts inline) beside the PNG charts.
 "$JAVA" -jar "$(jar_of load-client)" report --out-dir "$RUN_DIR" "${appended[@]}" "${results[@]}"
+if [[ -n "$SAMPLER_PID" ]]; then
+  stop_sampler
+  { echo; echo "## Sustained"; echo; tools compare-report --ticks-per-second "$(getconf CLK_TCK)" --run "$label=$RUN_DIR"; } \
+    | tee -a "$RUN_DIR/report.md"
+fi
 if [[ ${#crossed[@]} -gt 0 ]]; then
   log "FAILED: thresholds crossed in ${crossed[*]}"
   exit 99

@@ -64,10 +64,8 @@ source "$ROOT/scripts/lib/platform.sh"
 [[ ${#refs[@]} -ge 1 ]] || die "name at least one commit (see --help)"
 [[ "$rounds" =~ ^[1-9][0-9]*$ ]] || die "--rounds: $rounds is not a count"
 WORKTREES="${COMPARE_WORKTREES:-/var/cache/supermarket-compare}"
-BROKER_PROCESS="${BROKER_PROCESS:-beam\.smp}"
-partitions=1
 for ((i = 0; i < ${#bench[@]}; i++)); do
-  [[ "${bench[$i]}" == --store-partitions ]] && partitions="${bench[$((i + 1))]}"
+  [[ "${bench[$i]}" == --store-partitions ]] && STORE_PARTITIONS="${bench[$((i + 1))]}"
 done
 
 SAMPLER_PID=""
@@ -113,10 +111,6 @@ cat "$RUN_DIR/environment.txt" >&2
 for name in beam.smp mariadbd redis-server; do
   [[ "$(pgrep -c -x "$name" || true)" -le 1 ]] || log "WARNING: more than one $name runs; their CPU is summed: stop the others"
 done
-store_metrics=()
-for ((p = 0; p < partitions; p++)); do
-  store_metrics+=(--store-metrics "http://127.0.0.1:$((STORE_MANAGEMENT_PORT + p * STORE_PARTITION_PORT_STEP))/actuator/prometheus")
-done
 report_runs=()
 for ((round = 1; round <= rounds; round++)); do
   for ((i = 0; i < ${#refs[@]}; i++)); do
@@ -124,16 +118,11 @@ for ((round = 1; round <= rounds; round++)); do
     out="$RUN_DIR/$(printf '%s' "$ref" | tr -c 'A-Za-z0-9._-' '_')-r$round"
     mkdir -p "$out"
     log "round $round of $rounds: $ref"
-    "$JAVA" -jar "$(jar_of tools)" pipeline-sampler --out "$out/pipeline.csv" \
-      --api-metrics "http://127.0.0.1:$API_MANAGEMENT_PORT/actuator/prometheus" \
-      --purchases-metrics "http://127.0.0.1:$PURCHASES_MANAGEMENT_PORT/actuator/prometheus" "${store_metrics[@]}" \
-      --process "purchase-api=$tree/purchase-api/target/purchase-api-[^ ]*\\.jar" \
-      --process "store-service=$tree/store-service/target/store-service-[^ ]*\\.jar" \
-      --process "purchases-service=$tree/purchases-service/target/purchases-service-[^ ]*\\.jar" \
-      --process "broker=$BROKER_PROCESS" --process "mariadbd=^/usr/sbin/mariadbd" --process "redis=^redis-server" \
-      2>"$out/sampler.log" &
+    mapfile -t sampling < <(pipeline_sampler_options "$tree")
+    "$JAVA" -jar "$(jar_of tools)" pipeline-sampler --out "$out/pipeline.csv" "${sampling[@]}" 2>"$out/sampler.log" &
     SAMPLER_PID=$!
-    "$tree/scripts/benchmark.sh" --run-dir "$out" "${bench[@]}" >"$out/benchmark.log" 2>&1 \
+    # The commit's own benchmark samples nothing itself (a newer one would, into the same file).
+    BENCHMARK_SAMPLER=off "$tree/scripts/benchmark.sh" --run-dir "$out" "${bench[@]}" >"$out/benchmark.log" 2>&1 \
       || { tail -n 30 "$out/benchmark.log" >&2; die "the benchmark of $ref failed (round $round); see $out/benchmark.log"; }
     kill "$SAMPLER_PID" 2>/dev/null || true
     wait "$SAMPLER_PID" 2>/dev/null || true

@@ -439,3 +439,20 @@ watch_pid_options() {
     done
   fi
 }
+
+# tools pipeline-sampler's options, one a line, for the services of the checkout at $1 (default
+# ROOT) on this machine's ports: what they stored and counted, what purchase-api published, and
+# the CPU of each service, the broker (BROKER_PROCESS, a regular expression of its command line,
+# default any beam.smp), the database and Redis.
+pipeline_sampler_options() {
+  local tree="${1:-$ROOT}" p module
+  printf '%s\n' --api-metrics "http://127.0.0.1:$API_MANAGEMENT_PORT/actuator/prometheus" \
+    --purchases-metrics "http://127.0.0.1:$PURCHASES_MANAGEMENT_PORT/actuator/prometheus"
+  for ((p = 0; p < STORE_PARTITIONS; p++)); do
+    printf '%s\n' --store-metrics "http://127.0.0.1:$(store_management_port "$p" 0)/actuator/prometheus"
+  done
+  for module in "${SERVICE_MODULES[@]}"; do
+    printf '%s\n' --process "$module=$tree/$module/target/$module-[^ ]*\\.jar"
+  done
+  printf '%s\n' --process "broker=${BROKER_PROCESS:-beam\\.smp}" --process "mariadbd=^/usr/sbin/mariadbd" --process "redis=^redis-server"
+}

@@ -12,8 +12,8 @@ import java.util.UUID;
  * services. Immutable and therefore safe to share between threads.
  *
  * @param purchaseId unique id assigned by purchase-api; consumers deduplicate on it
- * @param storeId    the store, 1..maxStores; its shard queue's routing key ({@link Topology#routingKey}) keeps
- *                   a store on one shard
+ * @param storeId    the store, 1..maxStores; its store partition's shard queues carry it
+ *                   ({@link Topology#routingKey(int, int, long, int)})
  * @param customerId the customer
  * @param date       the purchase date (the {@code yyyyMMdd} path segment of the API)
  * @param items      at least one item line

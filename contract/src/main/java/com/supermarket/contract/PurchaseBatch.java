@@ -18,8 +18,8 @@ import tools.jackson.databind.JsonNode;
  * The AMQP {@code type} property is {@value #MESSAGE_TYPE}; the body is the JSON object
  * {@code {"version":1,"purchases":[<purchase>, ...]}}, each element a {@link Purchase} in
  * {@link WireFormat}'s encoding; a message of any other type, or of none, is malformed. Every
- * purchase of one message belongs to stores of one shard queue
- * ({@link Topology#routingKey}), so a store's purchases still reach one shard queue.
+ * purchase of one message belongs to stores of one store partition, and the message goes to one
+ * of that partition's shard queues ({@link Topology#routingKey(int, int, long, int)}).
  *
  * <p>Immutable and thread-safe; the codec methods are static and stateless.
  *

@@ -103,17 +103,39 @@ public final class Topology {
     /**
      * The routing key of a message holding purchases of {@code storeId} when {@code shards} shard
      * queues are bound to each sharded exchange: the key that {@value #SHARDING_EXCHANGE_TYPE}
-     * sends to shard queue number {@code storeId mod shards} ({@link ModulusHashKeys}). So every
-     * shard queue receives the stores of one residue, and a message holds stores of one shard
-     * only; each store stays on one shard queue while the count stands. Producers must agree on
-     * {@code shards} (purchase-api takes it from the broker); a change moves stores between
-     * shards, which the consumers tolerate (they deduplicate per purchase id, not per queue).
-     * Beyond {@link ModulusHashKeys#MAX_QUEUES} shards, the stores spread over the shard queues
-     * the table reaches.
+     * sends to shard queue number {@code storeId mod shards} ({@link ModulusHashKeys}): the
+     * shard queue of index {@code storeId mod shards}, which tests and tools use to reach a
+     * given queue (purchase-api routes a store partition's batches with
+     * {@link #routingKey(int, int, long, int)}). Beyond {@link ModulusHashKeys#MAX_QUEUES}
+     * shards, the indexes spread over the shard queues the table reaches.
      */
     public static String routingKey(int storeId, int shards) {
         List<String> keys = ModulusHashKeys.forQueues(shards);
         return keys.get(Math.floorMod(storeId, keys.size()));
+    }
+
+    /**
+     * The routing key of the {@code turn}-th batch of purchases of store partition
+     * {@code partition} (of {@code partitions}) when {@code shards} shard queues are bound to each
+     * sharded exchange: the partition's shard queues (the indexes {@code i mod partitions ==
+     * partition}, {@link StorePartition#ownedShards}) in rotation, one batch each. A batch holds
+     * the purchases of one partition, of any of its stores, so the consumers of each partition
+     * see only their own stores while every shard queue gets its share and batches stay as large
+     * as the load makes them. Counting and storing do not depend on the order of a store's
+     * purchases, and the consumers deduplicate per purchase id, so a store's purchases may take
+     * any of its partition's queues.
+     *
+     * @throws IllegalArgumentException when the partitions do not divide the shards
+     *                                  ({@link StorePartition#splitProblem}) or they exceed
+     *                                  {@link ModulusHashKeys#MAX_QUEUES}
+     */
+    public static String routingKey(int partition, int partitions, long turn, int shards) {
+        List<String> keys = ModulusHashKeys.forQueues(shards);
+        if (partition < 0 || partition >= partitions || keys.size() != shards || shards % partitions != 0) {
+            throw new IllegalArgumentException("no shard queue of store partition " + partition + " of " + partitions
+                    + " among " + shards + " (the partitions must divide at most " + ModulusHashKeys.MAX_QUEUES + " shard queues)");
+        }
+        return keys.get(partition + partitions * (int) Math.floorMod(turn, (long) (shards / partitions)));
     }
 
     /**

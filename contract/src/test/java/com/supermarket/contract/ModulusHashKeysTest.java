@@ -42,4 +42,23 @@ class ModulusHashKeysTest {
         assertThat(IntStream.rangeClosed(1, 256).mapToObj(store -> Topology.routingKey(store, shards)).distinct())
                 .containsExactlyInAnyOrderElementsOf(ModulusHashKeys.forQueues(shards));
     }
+
+    @Test
+    void aPartitionsBatchesTakeItsOwnShardQueuesInTurn() {
+        List<String> keys = ModulusHashKeys.forQueues(12);
+
+        assertThat(IntStream.range(0, 7).mapToObj(turn -> Topology.routingKey(0, 2, turn, 12)))
+                .containsExactly(keys.get(0), keys.get(2), keys.get(4), keys.get(6), keys.get(8), keys.get(10), keys.get(0));
+        assertThat(IntStream.range(0, 6).mapToObj(turn -> Topology.routingKey(1, 2, turn, 12)))
+                .containsExactly(keys.get(1), keys.get(3), keys.get(5), keys.get(7), keys.get(9), keys.get(11));
+        assertThat(IntStream.range(0, 4).mapToObj(turn -> Topology.routingKey(0, 1, turn, 4)))
+                .containsExactlyElementsOf(ModulusHashKeys.forQueues(4));
+    }
+
+    @Test
+    void aPartitionWithoutItsShareOfShardQueuesHasNoKey() {
+        assertThatThrownBy(() -> Topology.routingKey(0, 3, 0, 4)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> Topology.routingKey(2, 2, 0, 4)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> Topology.routingKey(0, 1, 0, ModulusHashKeys.MAX_QUEUES + 1)).isInstanceOf(IllegalArgumentException.class);
+    }
 }

@@ -37,8 +37,9 @@ final class ExpectedCounts {
     }
 
     /**
-     * Ingest settings that keep many deliveries unacknowledged at once (a small prefetch, two
-     * consumers per shard) while 20 x 2 x 25 purchases still fit the 1,024-id dedup window.
+     * Ingest settings that keep many deliveries unacknowledged at once (a prefetch of 20, two
+     * consumers per shard) while 20 x 2 x 25 purchases per shard queue, for each of up to 4 queues,
+     * still fit the default dedup window (4,096 ids).
      */
     static void manyUnacknowledged(DynamicPropertyRegistry registry) {
         registry.add("store.ingest.prefetch", () -> 20);

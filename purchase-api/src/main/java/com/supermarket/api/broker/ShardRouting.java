@@ -23,16 +23,15 @@ import org.springframework.stereotype.Component;
  * Where a purchase is published: the routing key of its store's shard, and whether a purchase
  * published now reaches both sharded exchanges' queues at all.
  *
- * <p><b>Routing keys.</b> Each store belongs to shard {@code storeId mod N} of the N shard queues
- * behind each sharded exchange, and {@link #routingKey} gives the key that
- * {@code x-modulus-hash} sends to that shard ({@link Topology#routingKey}), so every shard queue
- * receives stores and a store stays on one shard. N is the declared quorum shards in the
+ * <p><b>Routing keys.</b> A batch holds the purchases of one store partition ({@link #partitionOf}),
+ * and goes to one of that partition's shard queues, the next batch to the next of them
+ * ({@link #routingKey}, {@link Topology#routingKey(int, int, long, int)}): every shard queue gets
+ * its share, each store-service partition still sees only its own stores, and a batch is as large
+ * as the load makes it whatever the shard count. The shard count N is the declared quorum shards in the
  * {@code replicated} topology mode, and in the {@code sharded} mode the shard queues listed (the
  * smaller count of the two exchanges, which differ only while the plugin adds a node's queues),
- * re-learned at every check. When N changes, stores move to other shards for the batches cut
- * from then on (a batch holds one key, chosen when its purchases were submitted, so it still
- * lands on one shard); the consumers deduplicate per purchase id across shards, so a purchase
- * retried across the change is still counted once.
+ * re-learned at every check; the consumers deduplicate per purchase id across shards, so a
+ * purchase retried across a change of N is still counted once.
  *
  * <p><b>Routability.</b> The ingress is a fanout to {@code purchaseX} and {@code storeX}: a
  * message that reaches a queue behind only one of them is still routed, so the broker neither
@@ -66,7 +65,7 @@ public class ShardRouting implements HealthIndicator, SmartLifecycle {
     private final int replicatedShards;
     private final int storePartitions;
     private final List<String> shardedExchanges;
-    private volatile Routes routes = new Routes("the shard queues have not been listed yet", 0, List.of());
+    private volatile Routes routes = new Routes("the shard queues have not been listed yet", 0);
     private ScheduledExecutorService checking;
 
     ShardRouting(RabbitProperties rabbit, BrokerSettings settings) {
@@ -82,10 +81,9 @@ public class ShardRouting implements HealthIndicator, SmartLifecycle {
 
     /**
      * The verdict of the last check: why publishing is unsafe (null when it is not), and the
-     * shard count with its routing keys, index by index (kept from the last count found while a
-     * problem stands; empty before the first).
+     * shard count (kept from the last count found while a problem stands; 0 before the first).
      */
-    private record Routes(String problem, int shards, List<String> keys) {
+    private record Routes(String problem, int shards) {
     }
 
     /** Why a purchase published now might miss a sharded exchange's queues, or null when none would. */
@@ -93,13 +91,17 @@ public class ShardRouting implements HealthIndicator, SmartLifecycle {
         return routes.problem();
     }
 
+    /** The store partition whose batches carry {@code storeId}'s purchases. */
+    public int partitionOf(int storeId) {
+        return StorePartition.ownerOf(storeId, storePartitions);
+    }
+
     /**
-     * The routing key of {@code storeId}'s shard. Defined once {@link #problem()} has been null:
-     * from then on there always are keys.
+     * The routing key of the {@code turn}-th batch of store partition {@code partition}. Defined
+     * once {@link #problem()} has been null: from then on the shard count is known and divisible.
      */
-    public String routingKey(int storeId) {
-        List<String> keys = routes.keys();
-        return keys.get(Math.floorMod(storeId, keys.size()));
+    public String routingKey(int partition, long turn) {
+        return Topology.routingKey(partition, storePartitions, turn, routes.shards());
     }
 
     void check() {
@@ -140,16 +142,14 @@ public class ShardRouting implements HealthIndicator, SmartLifecycle {
     }
 
     private void route(String problem, int shards) {
+        if (problem == null && shards > ModulusHashKeys.MAX_QUEUES) {
+            problem = shards + " shard queues per sharded exchange: the routing keys reach only " + ModulusHashKeys.MAX_QUEUES;
+        }
         int was = routes.shards();
         if (shards != was && shards > 0) {
-            log.info("Publishing over {} shard queue(s) per sharded exchange{}", shards,
-                    was == 0 ? "" : " (was " + was + "): stores move to other shards from now on");
-            if (shards > ModulusHashKeys.MAX_QUEUES) {
-                log.warn("{} shard queues per sharded exchange: only {} of them get stores (the routing keys reach {} queues)",
-                        shards, ModulusHashKeys.forQueues(shards).size(), ModulusHashKeys.MAX_QUEUES);
-            }
+            log.info("Publishing over {} shard queue(s) per sharded exchange{}", shards, was == 0 ? "" : " (was " + was + ")");
         }
-        routes = new Routes(problem, shards, shards == 0 ? List.of() : ModulusHashKeys.forQueues(shards));
+        routes = new Routes(problem, problem == null ? shards : was);
     }
 
     @Override

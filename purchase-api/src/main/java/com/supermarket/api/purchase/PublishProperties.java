@@ -32,24 +32,23 @@ record PublishProperties(@DefaultValue("true") boolean persistent,
     }
 
     /**
-     * The group commit: one batch per shard queue, and a shard's purchases wait only while its
-     * previous batch awaits the broker's confirm.
+     * The group commit: one batch per store partition (each to the partition's next shard queue),
+     * and a partition's purchases wait only while its previous batch awaits the broker's confirm.
      *
-     * <p>A purchase of a shard with no batch in flight is published at once, alone if nothing
-     * else waits for that shard: nothing lingers, so a light load is answered in one confirm's
-     * time. The purchases of a shard whose batch is in flight gather and leave together when its
-     * confirm comes, or sooner once they fill {@code max-size}: the broker's confirm latency paces
-     * the batches, so a batch grows with the load and with the broker's own (a slower broker
-     * makes larger, fewer messages). {@code max-in-flight} bounds the batches in flight over all
-     * shards: at or above the shard count every shard has its own pipeline; below it the shards
-     * take turns (oldest purchase first), making fewer, larger messages for a longer wait.
+     * <p>A purchase of a partition with no batch in flight is published at once, alone if
+     * nothing else waits for that partition: nothing lingers, so a light load is answered in one
+     * confirm's time. The purchases of a partition whose batch is in flight gather and leave
+     * together when its confirm comes, or sooner once they fill {@code max-size}: the broker's
+     * confirm latency paces the batches, so a batch grows with the load and with the broker's own
+     * (a slower broker makes larger, fewer messages). {@code max-in-flight} bounds the batches in
+     * flight over all partitions; below the partition count the partitions take turns (oldest
+     * purchase first), making fewer, larger messages for a longer wait.
      *
      * @param maxSize          most purchases in one message; at most store-service's
      *                         {@code store.ingest.max-purchases-per-message}, which sizes its dedup window
-     * @param maxInFlight      batches published and not yet confirmed, over all shards;
-     *                         the default covers one batch for
-     *                         each shard queue of the chart's presets (at most 12, or 24 at
-     *                         {@code shardsPerNode: 8}) plus full batches beyond
+     * @param maxInFlight      batches published and not yet confirmed, over all partitions;
+     *                         each partition has one batch in flight and, under a load that
+     *                         fills batches faster than the confirms come, full batches beyond
      * @param maxClaimsInFlight claims of {@code Idempotency-Key}s sent to the idempotency store
      *                         and not yet answered;
      *                         a claim holds no in-flight permit, so this bounds what a store that
@@ -61,7 +60,7 @@ record PublishProperties(@DefaultValue("true") boolean persistent,
      * @param queueCapacity    purchases waiting to be batched; beyond it a request is refused at
      *                         once
      * @param admissionTimeout how long a purchase may wait for its batch to be let in flight
-     *                         (its shard's previous confirm, then a permit) before it is refused
+     *                         (its partition's previous confirm, then a permit) before it is refused
      */
     record Batch(@DefaultValue("100") int maxSize,
                  @DefaultValue("32") int maxInFlight,

@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.supermarket.broker.BrokerSettings.TopologyMode;
 import com.supermarket.broker.BrokerSettings;
 import com.supermarket.contract.ModulusHashKeys;
-import com.supermarket.contract.Topology;
 import java.net.URI;
 import java.time.Duration;
+import java.util.List;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.amqp.autoconfigure.RabbitProperties;
@@ -58,14 +58,28 @@ class ShardRoutingTest {
     }
 
     @Test
-    void everyDeclaredReplicatedShardGetsStoresEachStoreOnOne() {
-        ShardRouting routing = routing(TopologyMode.REPLICATED);
+    void eachPartitionsBatchesGoRoundItsOwnDeclaredShards() {
+        ShardRouting routing = new ShardRouting(new RabbitProperties(), new BrokerSettings(NO_MANAGEMENT, 4, true,
+                Duration.ofSeconds(10), Duration.ofSeconds(2), TopologyMode.REPLICATED, 8, null, 2));
 
         routing.check();
 
-        assertThat(IntStream.rangeClosed(1, 64).mapToObj(routing::routingKey).distinct())
-                .containsExactlyInAnyOrderElementsOf(ModulusHashKeys.forQueues(8));
-        assertThat(routing.routingKey(3)).isEqualTo(routing.routingKey(3 + 8)).isEqualTo(Topology.routingKey(3, 8));
+        assertThat(routing.partitionOf(3)).isEqualTo(1);
+        assertThat(routing.partitionOf(8)).isZero();
+        List<String> keys = ModulusHashKeys.forQueues(8);
+        assertThat(IntStream.range(0, 4).mapToObj(turn -> routing.routingKey(1, turn)))
+                .containsExactly(keys.get(1), keys.get(3), keys.get(5), keys.get(7));
+        assertThat(routing.routingKey(0, 4)).isEqualTo(routing.routingKey(0, 0)).isEqualTo(keys.get(0));
+    }
+
+    @Test
+    void moreShardsThanTheRoutingKeysReachAreRefused() {
+        ShardRouting routing = new ShardRouting(new RabbitProperties(), new BrokerSettings(NO_MANAGEMENT, 4, true,
+                Duration.ofSeconds(10), Duration.ofSeconds(2), TopologyMode.REPLICATED, ModulusHashKeys.MAX_QUEUES + 1, null));
+
+        routing.check();
+
+        assertThat(routing.problem()).contains("the routing keys reach only " + ModulusHashKeys.MAX_QUEUES);
     }
 
     @Test

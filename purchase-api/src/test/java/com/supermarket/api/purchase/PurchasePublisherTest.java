@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 import static org.mockito.ArgumentMatchers.any;
 import static org.mockito.ArgumentMatchers.anyInt;
+import static org.mockito.ArgumentMatchers.anyLong;
 import static org.mockito.ArgumentMatchers.anyString;
 import static org.mockito.Mockito.doAnswer;
 import static org.mockito.Mockito.doThrow;
@@ -22,6 +23,7 @@ import com.supermarket.contract.IdRanges;
 import com.supermarket.contract.Purchase;
 import com.supermarket.contract.PurchaseBatch;
 import com.supermarket.contract.PurchaseItem;
+import com.supermarket.contract.StorePartition;
 import com.supermarket.contract.Topology;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
@@ -59,8 +61,10 @@ import org.springframework.util.unit.DataSize;
 /** The group commit against a mocked template whose "broker" the test drives. */
 class PurchasePublisherTest {
 
-    /** Shard queues behind each sharded exchange: store s is on shard s mod 16. */
+    /** Shard queues behind each sharded exchange. */
     private static final int SHARDS = 16;
+    /** Store partitions: store s belongs to partition s mod 4, which owns 4 of the shard queues. */
+    private static final int PARTITIONS = 4;
 
     private final RabbitTemplate template = mock(RabbitTemplate.class);
     private final BlockedConnectionTracker blocked = new BlockedConnectionTracker();
@@ -145,7 +149,9 @@ class PurchasePublisherTest {
     }
 
     PurchasePublisherTest() {
-        when(routing.routingKey(anyInt())).thenAnswer(invocation -> Topology.routingKey(invocation.getArgument(0), SHARDS));
+        when(routing.partitionOf(anyInt())).thenAnswer(invocation -> StorePartition.ownerOf(invocation.getArgument(0), PARTITIONS));
+        when(routing.routingKey(anyInt(), anyLong())).thenAnswer(invocation ->
+                Topology.routingKey(invocation.getArgument(0), PARTITIONS, invocation.getArgument(1), SHARDS));
         doAnswer(invocation -> {
             sent.add(new Sent(invocation.getArgument(0), invocation.getArgument(1), invocation.getArgument(2),
                     invocation.getArgument(3)));
@@ -200,7 +206,7 @@ class PurchasePublisherTest {
     }
 
     @Test
-    void publishesOneBatchMessageToTheIngressWithTheRoutingKeyOfTheStoresBucket() {
+    void publishesOneBatchMessageToTheIngressWithTheRoutingKeyOfAShardQueueOfTheStoresPartition() {
         PurchasePublisher publisher = publisher(true, Duration.ofSeconds(5),
                 new PublishProperties.Batch(200, 16, 16, 1000, Duration.ofSeconds(1)));
         PurchaseRequest purchase = purchase(42);
@@ -211,7 +217,7 @@ class PurchasePublisherTest {
 
         assertThat(done).succeedsWithin(Duration.ofSeconds(5));
         assertThat(message.exchange()).isEqualTo(Topology.INGRESS_EXCHANGE);
-        assertThat(message.routingKey()).isEqualTo(Topology.routingKey(42, SHARDS));
+        assertThat(message.routingKey()).isEqualTo(Topology.routingKey(42 % PARTITIONS, PARTITIONS, 0, SHARDS));
         var props = message.message().getMessageProperties();
         assertThat(props.getType()).isEqualTo(PurchaseBatch.MESSAGE_TYPE);
         assertThat(props.getDeliveryMode()).isEqualTo(MessageDeliveryMode.PERSISTENT);
@@ -265,6 +271,7 @@ class PurchasePublisherTest {
             Sent message = new Sent(invocation.getArgument(0), invocation.getArgument(1), invocation.getArgument(2),
                     invocation.getArgument(3));
             messages.incrementAndGet();
+            sent.add(message);
             boolean ack = ThreadLocalRandom.current().nextInt(10) > 0;
             for (UUID id : message.purchaseIds()) {
                 assertThat(ackedById.put(id, ack)).as("purchase %s in two messages", id).isNull();
@@ -326,10 +333,41 @@ class PurchasePublisherTest {
             }
         });
         assertThat(messages.get()).as("batched").isLessThan(threads * perThread);
+        Set<String> keys = new HashSet<>();
         for (Sent message : sent) {
-            assertThat(message.purchaseIds()).allSatisfy(id ->
-                    assertThat(Topology.routingKey(storeById.get(id), SHARDS)).isEqualTo(message.routingKey()));
+            keys.add(message.routingKey());
+            assertThat(message.purchaseIds()).as("a message holds purchases of one partition, routed to one of its shards")
+                    .allSatisfy(id -> assertThat(shardKeysOf(StorePartition.ownerOf(storeById.get(id), PARTITIONS)))
+                            .contains(message.routingKey()));
         }
+        assertThat(keys).as("every shard queue was used").hasSize(SHARDS);
+    }
+
+    /** The routing keys of the shard queues of {@code partition}. */
+    private static Set<String> shardKeysOf(int partition) {
+        Set<String> keys = new HashSet<>();
+        for (int turn = 0; turn < SHARDS / PARTITIONS; turn++) {
+            keys.add(Topology.routingKey(partition, PARTITIONS, turn, SHARDS));
+        }
+        return keys;
+    }
+
+    /** A partition's batches go round its shard queues, one each in turn, whatever their stores. */
+    @Test
+    void aPartitionsBatchesGoRoundItsShardQueues() {
+        PurchasePublisher publisher = publisher(100, 16);
+        List<String> keys = new ArrayList<>();
+        for (int i = 0; i < 2 * SHARDS / PARTITIONS; i++) {
+            CompletableFuture<Void> done = publisher.submit(purchase(1 + PARTITIONS * i));
+            Sent message = awaitSent(i);
+            message.ack();
+            assertThat(done).succeedsWithin(Duration.ofSeconds(5));
+            keys.add(message.routingKey());
+        }
+
+        List<String> round = keys.subList(0, SHARDS / PARTITIONS);
+        assertThat(round).doesNotHaveDuplicates().containsExactlyInAnyOrderElementsOf(shardKeysOf(1));
+        assertThat(keys.subList(SHARDS / PARTITIONS, keys.size())).containsExactlyElementsOf(round);
     }
 
     @Test
@@ -337,7 +375,7 @@ class PurchasePublisherTest {
         PurchasePublisher publisher = publisher(4, 1);
         CompletableFuture<Void> first = publisher.submit(purchase(1));
         Sent inFlight = awaitSent(0);
-        List<CompletableFuture<Void>> gathered = submitOnTheShardOf(publisher, 1, 10);
+        List<CompletableFuture<Void>> gathered = submitOnThePartitionOf(publisher, 1, 10);
 
         inFlight.ack();
         for (int i = 1; i <= 3; i++) {
@@ -350,30 +388,31 @@ class PurchasePublisherTest {
     }
 
     /**
-     * The group commit per shard: while a shard's batch awaits its confirm, that shard's purchases
-     * wait and then leave together, however long the confirm takes, while another shard's
-     * purchase leaves at once.
+     * The group commit per partition: while a partition's batch awaits its confirm, that
+     * partition's purchases wait and then leave together (to its next shard queue), however long
+     * the confirm takes, while another partition's purchase leaves at once.
      */
     @Test
-    void aShardsPurchasesGatherWhileItsBatchAwaitsTheConfirmWhileAnotherShardSendsAtOnce() {
+    void aPartitionsPurchasesGatherWhileItsBatchAwaitsTheConfirmWhileAnotherPartitionSendsAtOnce() {
         PurchasePublisher publisher = publisher(100, 16);
         CompletableFuture<Void> first = publisher.submit(purchase(1));
         Sent inFlight = awaitSent(0);
-        List<CompletableFuture<Void>> gathered = submitOnTheShardOf(publisher, 1, 3);
-        PurchaseRequest otherShard = purchase(2);
-        CompletableFuture<Void> other = publisher.submit(otherShard);
+        List<CompletableFuture<Void>> gathered = submitOnThePartitionOf(publisher, 1, 3);
+        PurchaseRequest otherPartition = purchase(2);
+        CompletableFuture<Void> other = publisher.submit(otherPartition);
 
         Sent alone = awaitSent(1);
-        assertThat(alone.purchaseIds()).containsExactly(otherShard.purchase().purchaseId());
+        assertThat(alone.purchaseIds()).containsExactly(otherPartition.purchase().purchaseId());
         alone.ack();
         assertThat(other).succeedsWithin(Duration.ofSeconds(5));
         awaitSenderParked(publisher);
-        assertThat(sent).as("shard 1 waits for its confirm").hasSize(2);
+        assertThat(sent).as("partition 1 waits for its confirm").hasSize(2);
         assertThat(gathered).allSatisfy(future -> assertThat(future).isNotDone());
 
         inFlight.ack();
         Sent together = awaitSent(2);
-        assertThat(together.routingKey()).isEqualTo(inFlight.routingKey());
+        assertThat(inFlight.routingKey()).isEqualTo(Topology.routingKey(1, PARTITIONS, 0, SHARDS));
+        assertThat(together.routingKey()).as("the partition's next shard queue").isEqualTo(Topology.routingKey(1, PARTITIONS, 1, SHARDS));
         assertThat(together.purchaseIds()).hasSize(3);
         together.ack();
         assertThat(first).succeedsWithin(Duration.ofSeconds(5));
@@ -382,13 +421,13 @@ class PurchasePublisherTest {
     }
 
     @Test
-    void aShardsFullBatchLeavesWithoutWaitingForItsConfirm() {
+    void aPartitionsFullBatchLeavesWithoutWaitingForItsConfirm() {
         PurchasePublisher publisher = publisher(4, 2);
         CompletableFuture<Void> first = publisher.submit(purchase(1));
         Sent inFlight = awaitSent(0);
-        List<CompletableFuture<Void>> gathered = new ArrayList<>(submitOnTheShardOf(publisher, 1, 1));
+        List<CompletableFuture<Void>> gathered = new ArrayList<>(submitOnThePartitionOf(publisher, 1, 1));
         awaitSenderParked(publisher);
-        gathered.addAll(submitOnTheShardOf(publisher, 1, 3));
+        gathered.addAll(submitOnThePartitionOf(publisher, 1, 3));
 
         // Were the parked sender not woken by a full batch, nothing more would be sent until the ack.
         Sent full = awaitSent(1);
@@ -399,15 +438,15 @@ class PurchasePublisherTest {
         assertThat(gathered).allSatisfy(future -> assertThat(future).succeedsWithin(Duration.ofSeconds(5)));
     }
 
-    /** Fewer permits than shards: the shards take turns, the one holding the oldest purchase first. */
+    /** Fewer permits than partitions: the partitions take turns, the one holding the oldest purchase first. */
     @Test
-    void shardsWaitingForAPermitTakeTurnsOldestFirst() {
+    void partitionsWaitingForAPermitTakeTurnsOldestFirst() {
         PurchasePublisher publisher = publisher(100, 1);
         publisher.submit(purchase(1));
         Sent inFlight = awaitSent(0);
         publisher.submit(purchase(3));
         publisher.submit(purchase(2));
-        publisher.submit(purchase(3 + SHARDS));
+        publisher.submit(purchase(3 + PARTITIONS));
 
         inFlight.ack();
         Sent second = awaitSent(1);
@@ -415,16 +454,16 @@ class PurchasePublisherTest {
         Sent third = awaitSent(2);
         third.ack();
 
-        assertThat(second.routingKey()).isEqualTo(Topology.routingKey(3, SHARDS));
+        assertThat(second.routingKey()).isEqualTo(Topology.routingKey(3, PARTITIONS, 0, SHARDS));
         assertThat(second.purchaseIds()).hasSize(2);
-        assertThat(third.routingKey()).isEqualTo(Topology.routingKey(2, SHARDS));
+        assertThat(third.routingKey()).isEqualTo(Topology.routingKey(2, PARTITIONS, 0, SHARDS));
     }
 
-    /** Submits {@code count} purchases of other stores on the shard of {@code store}. */
-    private static List<CompletableFuture<Void>> submitOnTheShardOf(PurchasePublisher publisher, int store, int count) {
+    /** Submits {@code count} purchases of other stores of the partition of {@code store}. */
+    private static List<CompletableFuture<Void>> submitOnThePartitionOf(PurchasePublisher publisher, int store, int count) {
         List<CompletableFuture<Void>> futures = new ArrayList<>();
         for (int i = 1; i <= count; i++) {
-            futures.add(publisher.submit(purchase(store + SHARDS * i)));
+            futures.add(publisher.submit(purchase(store + PARTITIONS * i)));
         }
         return futures;
     }
@@ -674,7 +713,7 @@ class PurchasePublisherTest {
         unkeyedPart.ack();
         assertThat(unkeyedPart.purchaseIds()).containsExactly(unkeyed.purchase().purchaseId());
         store.answering.complete(null);
-        // The claimed purchases of one shard: the first leaves at once, the rest on its confirm.
+        // The claimed purchases of one partition: the first leaves at once, the rest on its confirm.
         await().atMost(Duration.ofSeconds(5)).until(() -> {
             sent.forEach(Sent::ack);
             return futures.values().stream().allMatch(CompletableFuture::isDone);

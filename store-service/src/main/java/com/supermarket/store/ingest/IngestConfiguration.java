@@ -8,6 +8,7 @@ import com.supermarket.store.durability.CountsRecovered;
 import com.supermarket.store.partition.StoreCopy;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.util.List;
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
@@ -23,20 +24,22 @@ class IngestConfiguration {
      * partition) behind its copy group's exchange ({@link StoreCopy#exchange()}: {@code storeX}
      * for copy 0), consumed by name into the {@link PurchaseListener}, from when the counts are
      * recovered ({@link CountsRecovered}).
-     * Refuses to start when the dedup window could not recognise every redelivery: a store lives
-     * on one shard, and after a connection loss all of that shard's unacknowledged purchases may
-     * come again.
+     * Consumes none while the dedup window could not recognise every redelivery of the shard
+     * queues chosen ({@link IngestProperties#dedupProblem}): readiness then says why.
      */
     @Bean
     ShardConsumers storeShardConsumers(ConnectionFactory connectionFactory, BrokerSetup setup, IngestProperties ingest, PurchaseListener listener, StoreCounts counts,
                                        StorePartition partition, StoreCopy copy, MeterRegistry registry) {
-        if (counts.dedupWindowPerStore() < ingest.unacknowledgedPurchasesPerShard()) {
-            throw new IllegalStateException("store.counts.dedup-window-per-store (" + counts.dedupWindowPerStore()
-                    + ") must be at least store.ingest.prefetch x .consumers-per-shard x .max-purchases-per-message ("
-                    + ingest.unacknowledgedPurchasesPerShard() + " purchases), or redeliveries could be counted twice");
-        }
+        ShardConsumers.Selection owned = queues -> {
+            List<String> chosen = partition.ownedShards(queues);
+            String problem = ingest.dedupProblem(chosen.size(), counts.dedupWindowPerStore());
+            if (problem != null) {
+                throw new IllegalStateException(problem);
+            }
+            return chosen;
+        };
         ShardConsumers consumers = new ShardConsumers(copy.exchange(), connectionFactory, setup,
-                setup.settings().consumers(ingest.consumersPerShard(), ingest.prefetch()), partition::ownedShards, listener);
+                setup.settings().consumers(ingest.consumersPerShard(), ingest.prefetch()), owned, listener);
         consumers.setAutoStartup(false);
         Gauge.builder("store.shards.consumed", consumers, ShardConsumers::shardCount)
                 .description("Shard queues of storeX (or this copy group's store exchange) this instance consumes")

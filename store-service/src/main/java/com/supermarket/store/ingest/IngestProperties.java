@@ -25,4 +25,19 @@ record IngestProperties(int consumersPerShard, int prefetch, int maxPurchasesPer
     long unacknowledgedPurchasesPerShard() {
         return (long) consumersPerShard * prefetch * maxPurchasesPerMessage;
     }
+
+    /**
+     * Why consuming {@code shards} shard queues with a dedup window of {@code windowPerStore} ids
+     * could count a redelivery twice, or null when it cannot. A store's purchases may be on any
+     * of its partition's shard queues (purchase-api sends a partition's batches round them), and
+     * after a connection loss every message unacknowledged on any of them may come again, all of
+     * one store at worst: each store's window must hold them all.
+     */
+    String dedupProblem(int shards, int windowPerStore) {
+        long unacknowledged = shards * unacknowledgedPurchasesPerShard();
+        return windowPerStore >= unacknowledged ? null : "store.counts.dedup-window-per-store (" + windowPerStore
+                + ") must be at least the purchases " + shards + " shard queue(s) may hold unacknowledged ("
+                + shards + " x store.ingest.prefetch x .consumers-per-shard x .max-purchases-per-message = " + unacknowledged
+                + "), or a redelivery could be counted twice: raise the window or lower the prefetch";
+    }
 }

@@ -17,7 +17,7 @@ import tools.jackson.databind.JsonNode;
  * process's CPU milliseconds per accepted purchase over run and drain together. A figure that
  * could not be had is NaN. Immutable.
  *
- * @param run               what was run: stores, closed loop or the offered rate
+ * @param run               what was run: the client's label, stores, closed loop or the offered rate
  * @param requestsPerSecond the client's throughput (accepted requests per second of its run)
  * @param postP50Ms         POST median
  * @param postP99Ms         POST 99th percentile
@@ -70,7 +70,8 @@ record RunFigures(String run, double requestsPerSecond, double postP50Ms, double
                 t -> acceptedBy(result.path("timeline"), accepted, (t - start) / 1000));
         String mode = result.path("parameters").path("rate").asDouble() > 0
                 ? "paced " + Math.round(result.path("parameters").path("rate").asDouble()) + "/s" : "closed loop";
-        return new RunFigures(result.path("parameters").path("maxStores").asInt() + " stores, " + mode,
+        return new RunFigures(result.path("label").asString() + ", " + result.path("parameters").path("maxStores").asInt()
+                + " stores, " + mode,
                 result.path("throughput").asDouble(), post.path("medianMs").asDouble(Double.NaN),
                 post.path("p99Ms").asDouble(Double.NaN), accepted,
                 drained.isPresent() ? accepted / ((drainEnd - start) / 1000) : Double.NaN,

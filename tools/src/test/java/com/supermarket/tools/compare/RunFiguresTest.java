@@ -14,7 +14,7 @@ class RunFiguresTest {
     /** A 2-second closed-loop run from epoch 10 s: 1,000 purchases, 600 in its first second. */
     private static JsonNode result(boolean withOutcomes) throws Exception {
         return JSON.readTree("""
-                {"startedAt": "1970-01-01T00:00:10Z", "wallTimeSeconds": 2.0, "throughput": 500.0,
+                {"label": "local-mysql", "startedAt": "1970-01-01T00:00:10Z", "wallTimeSeconds": 2.0, "throughput": 500.0,
                  "parameters": {"maxStores": 256, "rate": 0.0},
                  "latency": {"POST": {"count": 1000, "medianMs": 4.5, "p99Ms": 30.25}},
                  %s
@@ -37,7 +37,7 @@ class RunFiguresTest {
     void figuresOfARunAndItsDrain() throws Exception {
         RunFigures figures = RunFigures.of(result(true), PipelineSamples.parse(CSV),
                 "purchaseX: 4 shard queues, messages per queue min 10, max 12, max/min 1.20; every queue received messages\n", 100);
-        assertThat(figures.run()).isEqualTo("256 stores, closed loop");
+        assertThat(figures.run()).isEqualTo("local-mysql, 256 stores, closed loop");
         assertThat(figures.requestsPerSecond()).isEqualTo(500);
         assertThat(figures.postP50Ms()).isEqualTo(4.5);
         assertThat(figures.postP99Ms()).isEqualTo(30.25);
@@ -58,7 +58,7 @@ class RunFiguresTest {
         ((tools.jackson.databind.node.ObjectNode) paced.path("parameters")).put("rate", 1000.0);
         RunFigures figures = RunFigures.of(paced, PipelineSamples.parse(CSV), "", 100);
         assertThat(figures.accepted()).isEqualTo(1000);
-        assertThat(figures.run()).isEqualTo("256 stores, paced 1000/s");
+        assertThat(figures.run()).isEqualTo("local-mysql, 256 stores, paced 1000/s");
         assertThat(figures.balance()).isEmpty();
     }
 

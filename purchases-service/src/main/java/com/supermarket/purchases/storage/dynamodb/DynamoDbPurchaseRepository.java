@@ -118,8 +118,8 @@ class DynamoDbPurchaseRepository implements PurchaseRepository, AutoCloseable {
     /**
      * Which of {@code ids} are stored already: {@code BatchGetItem} of the keys only, strongly
      * consistent, 100 keys per request (the API's limit). Not atomic with the write that
-     * follows: two consumers writing the same id at the same moment may still both put it (one
-     * store's purchases share a shard queue, so that takes two consumers on one shard).
+     * follows: two consumers writing the same id at the same moment (a redelivery and a till's
+     * retry on two shard queues) may still both put it, the same item under the same key.
      */
     private Set<String> storedIds(List<String> ids) {
         Set<String> stored = new HashSet<>();
