@@ -114,7 +114,7 @@ public final class CompareReportCommand implements Callable<Integer> {
                 + " ratios to ").append(first).append(".\n");
         for (String run : runKeys) {
             out.append("\n### ").append(run).append("\n\n");
-            header(out, "commit (rounds)", columns, "balance");
+            header(out, "label (rounds)", columns, "balance");
             Map<String, double[]> means = new LinkedHashMap<>();
             for (String label : labels) {
                 List<RunFigures> of = rounds.stream().filter(r -> r.label().equals(label))
@@ -148,7 +148,7 @@ public final class CompareReportCommand implements Callable<Integer> {
         }
         out.append("\n### Every round\n\n");
         List<Column> detail = new ArrayList<>(columns);
-        header(out, "commit, round, run", detail, "balance");
+        header(out, "label, round, run", detail, "balance");
         for (Round round : rounds) {
             for (RunFigures f : round.figures()) {
                 List<String> cells = new ArrayList<>();
