@@ -19,7 +19,8 @@
 #              and a NetworkPolicy enforced (prints each check; exit 1 if one failed)
 #   load IMAGE...  copy local Docker images into every node (kind load docker-image); each
 #              needs an explicit tag other than "latest" (kubelet would try to pull those)
-#   build      build (or find cached) everything `up` needs, create nothing
+#   build [STEP...]  build (or find cached) everything `up` needs, or only the named steps of
+#              `plan` (whose inputs must be built already), create nothing
 #   plan       print the versions, each build step with its cache key and state, the kind
 #              configuration and the commands `up` runs; builds and starts nothing
 # Options:
@@ -47,7 +48,10 @@ readonly COREDNS_VERSION=v1.13.1
 readonly PAUSE_VERSION=3.10.1
 readonly KUBE_ROUTER_VERSION=v2.1.0
 readonly LOCAL_PATH_PROVISIONER_VERSION=v0.0.30
-readonly DEBIAN_SUITE=forky
+readonly CRI_TOOLS_VERSION=v1.34.0
+# Debian trixie, not forky: forky's systemd (258 and later) no longer boots on cgroup v1, which
+# this machine has; trixie's systemd 257 still does when told to (build_rootfs-node).
+readonly DEBIAN_SUITE=trixie
 # The image names kind v0.33.0's node-image builder requires (its const_cni.go and
 # const_storage.go; build_node_image checks them against kind's source).
 readonly KIND_CNI_IMAGE=docker.io/kindest/kindnetd:v20260820-69b56db7
@@ -58,13 +62,14 @@ readonly KUBE_ROUTER_IMAGE=docker.io/cloudnativelabs/kube-router:$KUBE_ROUTER_VE
 CACHE="${K8S_LOCAL_CACHE:-/var/cache/supermarket-k8s}"
 GO_JOBS="${K8S_LOCAL_GO_JOBS:-2}"
 MIRROR="${DEBIAN_MIRROR:-http://deb.debian.org/debian}"
-cluster=supermarket command="" load_images=()
+cluster=supermarket command="" load_images=() build_steps=()
 while (($#)); do
   case "$1" in
     -h | --help) usage; exit 0 ;;
     --name) cluster="${2:?--name needs a value}"; shift 2 ;;
     --dry-run) command=plan; shift ;;
-    up | down | status | check | build | plan) command="${command:-$1}"; shift ;;
+    up | down | status | check | plan) command="${command:-$1}"; shift ;;
+    build) command=build; shift; build_steps=("$@"); break ;;
     load) command=load; shift; load_images=("$@"); break ;;
     *) usage >&2; die "unknown argument '$1'" ;;
   esac
@@ -77,16 +82,17 @@ readonly CONTEXT="kind-$cluster"
 # cache key hashes the versions, the step's own text, the helpers' text and the keys of the steps
 # it uses, so a changed recipe rebuilds that step and what depends on it, nothing else. A step
 # whose output directory exists under $CACHE/out is done.
-readonly STEPS=(kind kubernetes pause etcd coredns kube-router local-path-provisioner
+readonly STEPS=(kind kubernetes pause etcd coredns kube-router local-path-provisioner crictl
   rootfs-node rootfs-tools images node-image)
 declare -A DEPENDS=(
+  [rootfs-node]="crictl"
   [images]="kubernetes pause etcd coredns kube-router local-path-provisioner rootfs-tools"
   [node-image]="kind kubernetes rootfs-node images"
 )
 readonly HELPERS=(go_build go_compile module_dir debootstrap_rootfs docker_build)
 VERSIONS="kubernetes=$KUBERNETES_VERSION kind=$KIND_VERSION etcd=$ETCD_VERSION coredns=$COREDNS_VERSION"
 VERSIONS+=" pause=$PAUSE_VERSION kube-router=$KUBE_ROUTER_VERSION"
-VERSIONS+=" local-path-provisioner=$LOCAL_PATH_PROVISIONER_VERSION debian=$DEBIAN_SUITE"
+VERSIONS+=" local-path-provisioner=$LOCAL_PATH_PROVISIONER_VERSION cri-tools=$CRI_TOOLS_VERSION debian=$DEBIAN_SUITE"
 readonly VERSIONS
 
 declare -A KEYS=()
@@ -236,7 +242,7 @@ build_pause() {
 
 build_etcd() {
   go_build "$(module_dir go.etcd.io/etcd/server/v3 "$ETCD_VERSION")" "$1" .
-  mv "$1/v3" "$1/etcd"
+  mv "$1/server" "$1/etcd"
 }
 
 build_coredns() {
@@ -260,13 +266,23 @@ build_local-path-provisioner() {
     "-X main.VERSION=$LOCAL_PATH_PROVISIONER_VERSION"
 }
 
+# crictl, which kind uses on the nodes (kind load asks it which images a node has); Debian has no
+# package of it, and v1.35 is not on the Go module proxy.
+build_crictl() {
+  go_build "$(module_dir sigs.k8s.io/cri-tools "$CRI_TOOLS_VERSION")" "$1" ./cmd/crictl -- \
+    "-X sigs.k8s.io/cri-tools/pkg/version.Version=$CRI_TOOLS_VERSION"
+}
+
 # The node's system: kind's base image (images/base/Dockerfile of kind's module) made from
-# Debian's packages instead of its own builds of containerd, runc, crictl and the CNI plugins.
+# Debian's packages instead of its own builds of containerd, runc and the CNI plugins. systemd
+# 256 and 257 boot on cgroup v1 only with SYSTEMD_CGROUP_ENABLE_LEGACY_FORCE=1 on the kernel
+# command line, which in a container is PID 1's own arguments: /sbin/init passes it. kind's
+# node-image builder sets the entrypoint to kind's entrypoint script, which ends in /sbin/init.
 build_rootfs-node() {
   local root="$1/root" files unit binary
-  debootstrap_rootfs "$root" systemd,systemd-sysv,dbus,conntrack,iptables,nftables,iproute2,ethtool,util-linux,mount,kmod,libseccomp2,pigz,e2fsprogs,bash,ca-certificates,curl,jq,procps,containerd,runc,containernetworking-plugins,cri-tools
+  debootstrap_rootfs "$root" systemd,systemd-sysv,dbus,conntrack,iptables,nftables,iproute2,ethtool,util-linux,mount,kmod,libseccomp2,pigz,e2fsprogs,bash,ca-certificates,curl,jq,procps,containerd,runc,containernetworking-plugins
   files="$(module_dir sigs.k8s.io/kind "$KIND_VERSION")/images/base/files"
-  install -m 0755 "$files"/usr/local/bin/* "$root/usr/local/bin/"
+  install -m 0755 "$files"/usr/local/bin/* "$(out_of crictl)/crictl" "$root/usr/local/bin/"
   mkdir -p "$root/kind/bin" "$root/etc/containerd" "$root/etc/systemd/system/kubelet.service.d" "$root/etc/kubernetes/manifests"
   install -m 0644 "$files"/kind/*.txt "$root/kind/" && install -m 0755 "$files"/kind/bin/* "$root/kind/bin/"
   install -m 0644 "$files/etc/crictl.yaml" "$root/etc/"
@@ -290,7 +306,8 @@ build_rootfs-node() {
       /lib/systemd/system/local-fs.target.wants/* /lib/systemd/system/sockets.target.wants/*udev* \
       /lib/systemd/system/sockets.target.wants/*initctl* /lib/systemd/system/basic.target.wants/*
     echo ReadKMsg=no >>/etc/systemd/journald.conf
-    ln -sf /usr/lib/systemd/systemd /sbin/init
+    rm -f /sbin/init && printf "#!/bin/sh\nexec /usr/lib/systemd/systemd SYSTEMD_CGROUP_ENABLE_LEGACY_FORCE=1 \"\$@\"\n" >/sbin/init
+    chmod 755 /sbin/init
     systemctl enable kubelet.service containerd.service undo-mount-hacks.service
     systemctl mask systemd-binfmt.service
   '
@@ -416,17 +433,68 @@ YAML
 }
 
 kind_bin() { echo "$(out_of kind)/kind"; }
+# kind, with its privileged `docker run`s (the nodes) on the runtime kind-runc where the engine
+# needs it (see engine_runtime).
+kind_() {
+  [[ -x "$CACHE/docker-shim/docker" ]] || engine_runtime
+  PATH="$CACHE/docker-shim:$PATH" K8S_LOCAL_DOCKER="$(command -v docker)" "$(kind_bin)" "$@"
+}
+
+# engine_runtime: when the Docker engine runs without some capability (this machine's lacks
+# CAP_SYS_RESOURCE), it cannot start privileged containers with runc alone: registers
+# scripts/lib/kind-runc.sh as the runtime kind-runc (added to /etc/docker/daemon.json, which
+# the engine reloads on SIGHUP without stopping anything) and puts a docker shim before kind
+# that runs privileged containers with it. Elsewhere the shim passes everything through.
+engine_runtime() {
+  local pid bounding last config=/etc/docker/daemon.json runtime="$CACHE/kind-runc" shim="$CACHE/docker-shim/docker"
+  mkdir -p "$(dirname "$shim")"
+  pid="$(pgrep -xo dockerd || true)"
+  bounding=$((16#$(awk '$1 == "CapBnd:" { print $2 }' "/proc/${pid:-self}/status")))
+  last="$(cat /proc/sys/kernel/cap_last_cap)"
+  if ((bounding == (1 << (last + 1)) - 1)); then
+    cat >"$shim" <<'SHIM'
+#!/bin/sh
+exec "$K8S_LOCAL_DOCKER" "$@"
+SHIM
+  else
+    install -m 0755 scripts/lib/kind-runc.sh "$runtime"
+    if ! docker info --format '{{json .Runtimes}}' | jq -e 'has("kind-runc")' >/dev/null; then
+      [[ -f "$config" ]] || echo '{}' >"$config"
+      jq --arg path "$runtime" '.runtimes["kind-runc"] = {path: $path}' "$config" >"$config.new" && mv "$config.new" "$config"
+      log "registering the Docker runtime kind-runc in $config (the engine lacks capabilities privileged containers get)"
+      kill -HUP "$pid"
+      within 30 sh -c "docker info --format '{{json .Runtimes}}' | jq -e 'has(\"kind-runc\")' >/dev/null" \
+        || die "the Docker engine did not load the runtime kind-runc from $config"
+    fi
+    cat >"$shim" <<'SHIM'
+#!/bin/sh
+# docker for kind: a privileged `docker run` goes to the runtime kind-runc (scripts/k8s-local.sh).
+if [ "$1" = run ]; then
+  for argument in "$@"; do
+    if [ "$argument" = --privileged ]; then shift; exec "$K8S_LOCAL_DOCKER" run --runtime=kind-runc "$@"; fi
+  done
+fi
+exec "$K8S_LOCAL_DOCKER" "$@"
+SHIM
+  fi
+  chmod 0755 "$shim"
+}
 kubectl_bin() { echo "$(out_of kubernetes)/kubectl"; }
 k() { "$(kubectl_bin)" --context "$CONTEXT" "$@"; }
-cluster_exists() { "$(kind_bin)" get clusters 2>/dev/null | grep -qx "$cluster"; }
+cluster_exists() { kind_ get clusters 2>/dev/null | grep -qx "$cluster"; }
 
 build_all() {
-  local step started=$SECONDS
+  local step started=$SECONDS steps=("${STEPS[@]}")
+  ((${#build_steps[@]} == 0)) || steps=("${build_steps[@]}")
   mkdir -p "$CACHE/out"
   command -v go >/dev/null 2>&1 || die "Go is needed (go build of every component)"
   command -v jq >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq jq >/dev/null; }
   docker info >/dev/null 2>&1 || die "no Docker engine answers; start one with scripts/docker-engine.sh"
-  for step in "${STEPS[@]}"; do run_step "$step"; done
+  for step in "${steps[@]}"; do
+    [[ " ${STEPS[*]} " == *" $step "* ]] || die "no build step $step (see plan)"
+    run_step "$step"
+  done
+  ((${#build_steps[@]} == 0)) || return 0
   check_kubeadm_images
   # kubectl 1.35 and kind on the PATH, ahead of Debian's kubectl.
   ln -sf "$(kubectl_bin)" /usr/local/bin/kubectl
@@ -453,7 +521,7 @@ up() {
     config="$(mktemp)"
     kind_config >"$config"
     log "creating cluster $cluster (1 control plane, 3 workers)"
-    "$(kind_bin)" create cluster --name "$cluster" --image "$(node_image)" --config "$config"
+    kind_ create cluster --name "$cluster" --image "$(node_image)" --config "$config"
     rm -f "$config"
     k apply -f "$(out_of kube-router)/kube-router.yaml"
   fi
@@ -466,7 +534,7 @@ up() {
 }
 
 down() {
-  if cluster_exists; then "$(kind_bin)" delete cluster --name "$cluster"; else log "no cluster $cluster"; fi
+  if cluster_exists; then kind_ delete cluster --name "$cluster"; else log "no cluster $cluster"; fi
 }
 
 status() {
@@ -484,7 +552,7 @@ load() {
       || die "load: $image needs a tag other than latest (kubelet would try to pull it)"
     docker image inspect "$image" >/dev/null 2>&1 || die "load: no local image $image"
   done
-  "$(kind_bin)" load docker-image --name "$cluster" "${load_images[@]}"
+  kind_ load docker-image --name "$cluster" "${load_images[@]}"
 }
 
 # --- check -----------------------------------------------------------------------------------
