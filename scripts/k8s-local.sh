@@ -78,10 +78,11 @@ done
 readonly CONTEXT="kind-$cluster"
 
 # --- build steps -----------------------------------------------------------------------------
-# Each step is a function build_STEP writing into the directory "$1" (created empty for it); its
-# cache key hashes the versions, the step's own text, the helpers' text and the keys of the steps
-# it uses, so a changed recipe rebuilds that step and what depends on it, nothing else. A step
-# whose output directory exists under $CACHE/out is done.
+# Each step is a function build_STEP writing into the directory "$1" (created empty for it). Its
+# cache key hashes the step's own text, the values of the upper-case settings the text names
+# (its versions, the image names), the helpers' text and the keys of the steps it uses: a changed
+# version or recipe rebuilds that step and what depends on it, nothing else. A step whose output
+# directory exists under $CACHE/out is done.
 readonly STEPS=(kind kubernetes pause etcd coredns kube-router local-path-provisioner crictl
   rootfs-node rootfs-tools images node-image)
 declare -A DEPENDS=(
@@ -90,17 +91,17 @@ declare -A DEPENDS=(
   [node-image]="kind kubernetes rootfs-node images"
 )
 readonly HELPERS=(go_build go_compile module_dir debootstrap_rootfs docker_build)
-VERSIONS="kubernetes=$KUBERNETES_VERSION kind=$KIND_VERSION etcd=$ETCD_VERSION coredns=$COREDNS_VERSION"
-VERSIONS+=" pause=$PAUSE_VERSION kube-router=$KUBE_ROUTER_VERSION"
-VERSIONS+=" local-path-provisioner=$LOCAL_PATH_PROVISIONER_VERSION cri-tools=$CRI_TOOLS_VERSION debian=$DEBIAN_SUITE"
-readonly VERSIONS
 
 declare -A KEYS=()
 key_of() { # STEP: its cache key (16 hex digits)
-  local step="$1" dep deps=""
+  local step="$1" dep text setting inputs=""
   if [[ -z "${KEYS[$step]:-}" ]]; then
-    for dep in ${DEPENDS[$step]:-}; do deps+="$dep=$(key_of "$dep") "; done
-    KEYS[$step]="$({ echo "$VERSIONS $deps"; declare -f "build_$step" "${HELPERS[@]}"; } | sha256sum | cut -c1-16)"
+    for dep in ${DEPENDS[$step]:-}; do inputs+="$dep=$(key_of "$dep") "; done
+    text="$(declare -f "build_$step")"
+    for setting in $(grep -oE '[$][{]?[A-Z][A-Z0-9_]+' <<<"$text" | tr -d '{$' | sort -u); do
+      [[ " CACHE GO_JOBS MIRROR " == *" $setting "* ]] || inputs+="$setting=${!setting} "
+    done
+    KEYS[$step]="$({ echo "$inputs"; echo "$text"; declare -f "${HELPERS[@]}"; } | sha256sum | cut -c1-16)"
   fi
   echo "${KEYS[$step]}"
 }
@@ -182,16 +183,16 @@ go_compile() {
   )
 }
 
-# debootstrap_rootfs ROOT PACKAGES: a Debian $DEBIAN_SUITE root file system with PACKAGES (comma
+# debootstrap_rootfs ROOT SUITE PACKAGES: a Debian SUITE root file system with PACKAGES (comma
 # separated) in the directory ROOT. Testing's Release file may be past its validity on a frozen
 # mirror; debootstrap still checks its signature.
 debootstrap_rootfs() {
-  local root="$1" include="$2"
+  local root="$1" suite="$2" include="$3"
   command -v debootstrap >/dev/null 2>&1 || {
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null
   }
   rm -rf "$root"
-  nice debootstrap --variant=minbase --include="$include" "$DEBIAN_SUITE" "$root" "$MIRROR" \
+  nice debootstrap --variant=minbase --include="$include" "$suite" "$root" "$MIRROR" \
     /usr/share/debootstrap/scripts/sid >"$root.log" 2>&1 || { tail -n 20 "$root.log" >&2; return 1; }
   rm -rf "$root"/var/lib/apt/lists/* "$root"/var/cache/apt/*.bin "$root"/usr/share/doc/* "$root"/usr/share/man/*
 }
@@ -280,7 +281,7 @@ build_crictl() {
 # node-image builder sets the entrypoint to kind's entrypoint script, which ends in /sbin/init.
 build_rootfs-node() {
   local root="$1/root" files unit binary
-  debootstrap_rootfs "$root" systemd,systemd-sysv,dbus,conntrack,iptables,nftables,iproute2,ethtool,util-linux,mount,kmod,libseccomp2,pigz,e2fsprogs,bash,ca-certificates,curl,jq,procps,containerd,runc,containernetworking-plugins
+  debootstrap_rootfs "$root" "$DEBIAN_SUITE" systemd,systemd-sysv,dbus,conntrack,iptables,nftables,iproute2,ethtool,util-linux,mount,kmod,libseccomp2,pigz,e2fsprogs,bash,ca-certificates,curl,jq,procps,containerd,runc,containernetworking-plugins
   files="$(module_dir sigs.k8s.io/kind "$KIND_VERSION")/images/base/files"
   install -m 0755 "$files"/usr/local/bin/* "$(out_of crictl)/crictl" "$root/usr/local/bin/"
   mkdir -p "$root/kind/bin" "$root/etc/containerd" "$root/etc/systemd/system/kubelet.service.d" "$root/etc/kubernetes/manifests"
@@ -319,7 +320,7 @@ build_rootfs-node() {
 # kubernetes-sigs/iptables-wrappers) picks legacy or nft as the node uses, as upstream images do.
 build_rootfs-tools() {
   local root="$1/root" wrapper
-  debootstrap_rootfs "$root" iptables,nftables,ipset,iproute2,conntrack,busybox,ca-certificates
+  debootstrap_rootfs "$root" "$DEBIAN_SUITE" iptables,nftables,ipset,iproute2,conntrack,busybox,ca-certificates
   wrapper="$(module_dir github.com/cloudnativelabs/kube-router/v2 "$KUBE_ROUTER_VERSION")/build/image-assets/iptables-wrapper-installer.sh"
   install -m 0755 "$wrapper" "$root/iptables-wrapper-installer.sh"
   chroot "$root" /iptables-wrapper-installer.sh --no-sanity-check
@@ -392,7 +393,8 @@ build_node-image() {
     | tar -cf "$tree/kubernetes/server/bin/kube-proxy.tar" manifest.json --null -T -)
   tar -C "$tree" -czf "$dir/kubernetes-server-linux-amd64.tar.gz" kubernetes
   rm -rf "$tree" "$dir/archive"
-  docker import --change 'ENV container=docker' --change 'STOPSIGNAL SIGRTMIN+3' \
+  # (docker import takes no STOPSIGNAL; kind removes its nodes with docker rm -f anyway)
+  docker import --change 'ENV container=docker' \
     --change 'ENTRYPOINT ["/usr/local/bin/entrypoint", "/sbin/init"]' \
     "$(out_of rootfs-node)/rootfs.tar" "supermarket-k8s/kind-base:$(key_of rootfs-node)" >/dev/null
   "$(out_of kind)/kind" build node-image --type file "$dir/kubernetes-server-linux-amd64.tar.gz" \
@@ -700,7 +702,9 @@ check() {
 # --- plan ------------------------------------------------------------------------------------
 plan() {
   local step state
-  echo "versions: $VERSIONS"
+  echo "versions: kubernetes=$KUBERNETES_VERSION kind=$KIND_VERSION etcd=$ETCD_VERSION coredns=$COREDNS_VERSION" \
+    "pause=$PAUSE_VERSION kube-router=$KUBE_ROUTER_VERSION local-path-provisioner=$LOCAL_PATH_PROVISIONER_VERSION" \
+    "cri-tools=$CRI_TOOLS_VERSION debian=$DEBIAN_SUITE"
   echo "cache: $CACHE"
   for step in "${STEPS[@]}"; do
     if [[ -d "$(out_of "$step")" ]]; then state=cached; else state="to build"; fi

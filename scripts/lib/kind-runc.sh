@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# An OCI runtime for Docker: runc, after taking out of the container's configuration every
-# capability that this runtime's own bounding set lacks. Docker 20.10 gives a privileged
+# An OCI runtime for Docker: runc, after taking out of the container's configuration (and of an
+# exec'd process's) every capability that this runtime's own bounding set lacks. Docker 20.10 gives a privileged
 # container every capability the kernel knows; where the engine itself runs without one (this
 # machine's has no CAP_SYS_RESOURCE), runc cannot grant it and refuses to start the container
 # ("unable to apply caps: operation not permitted"). kind's nodes are privileged containers;
@@ -8,14 +8,22 @@
 # Usage (by the container shim, as for runc): kind-runc.sh [runc arguments...]
 set -euo pipefail
 
-bundle="" previous=""
+# create and run name the bundle, whose config.json holds .process.capabilities; exec names a
+# process file, which holds .capabilities.
+file="" filter="" previous=""
 for argument in "$@"; do
-  case "$previous" in --bundle | -b) bundle="$argument" ;; esac
-  case "$argument" in --bundle=*) bundle="${argument#--bundle=}" ;; esac
+  case "$previous" in
+    --bundle | -b) file="$argument/config.json" filter=.process.capabilities ;;
+    --process | -p) file="$argument" filter=.capabilities ;;
+  esac
+  case "$argument" in
+    --bundle=*) file="${argument#--bundle=}/config.json" filter=.process.capabilities ;;
+    --process=*) file="${argument#--process=}" filter=.capabilities ;;
+  esac
   previous="$argument"
 done
 
-if [[ -n "$bundle" && -f "$bundle/config.json" ]]; then
+if [[ -n "$file" && -f "$file" ]]; then
   # capability(7) numbers 0..40, as the kernel's linux/capability.h numbers them
   names=(CHOWN DAC_OVERRIDE DAC_READ_SEARCH FOWNER FSETID KILL SETGID SETUID SETPCAP LINUX_IMMUTABLE
     NET_BIND_SERVICE NET_BROADCAST NET_ADMIN NET_RAW IPC_LOCK IPC_OWNER SYS_MODULE SYS_RAWIO SYS_CHROOT
@@ -28,9 +36,9 @@ if [[ -n "$bundle" && -f "$bundle/config.json" ]]; then
     (((bounding >> number) & 1)) || missing+=("CAP_${names[number]}")
   done
   if ((${#missing[@]})); then
-    config="$(jq --args '.process.capabilities |= map_values(map(select(. as $c | $ARGS.positional | index($c) | not)))' \
-      "${missing[@]}" <"$bundle/config.json")"
-    printf '%s\n' "$config" >"$bundle/config.json"
+    config="$(jq --args "$filter"' |= map_values(map(select(. as $c | $ARGS.positional | index($c) | not)))' \
+      "${missing[@]}" <"$file")"
+    printf '%s\n' "$config" >"$file"
   fi
 fi
 exec runc "$@"
