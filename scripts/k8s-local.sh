@@ -79,8 +79,8 @@ readonly CONTEXT="kind-$cluster"
 
 # --- build steps -----------------------------------------------------------------------------
 # Each step is a function build_STEP writing into the directory "$1" (created empty for it). Its
-# cache key hashes the step's own text, the values of the upper-case settings the text names
-# (its versions, the image names), the helpers' text and the keys of the steps it uses: a changed
+# cache key hashes the step's own text, the text of the helpers it calls, the values of the
+# upper-case settings these name (versions, image names) and the keys of the steps it uses: a changed
 # version or recipe rebuilds that step and what depends on it, nothing else. A step whose output
 # directory exists under $CACHE/out is done.
 readonly STEPS=(kind kubernetes pause etcd coredns kube-router local-path-provisioner crictl
@@ -94,14 +94,17 @@ readonly HELPERS=(go_build go_compile module_dir debootstrap_rootfs docker_build
 
 declare -A KEYS=()
 key_of() { # STEP: its cache key (16 hex digits)
-  local step="$1" dep text setting inputs=""
+  local step="$1" dep text helper setting inputs=""
   if [[ -z "${KEYS[$step]:-}" ]]; then
     for dep in ${DEPENDS[$step]:-}; do inputs+="$dep=$(key_of "$dep") "; done
     text="$(declare -f "build_$step")"
+    for helper in "${HELPERS[@]}" "${HELPERS[@]}"; do # twice: helpers that helpers name
+      [[ "$text" != *"$helper "* || "$text" == *"$helper () "* ]] || text+=$'\n'"$(declare -f "$helper")"
+    done
     for setting in $(grep -oE '[$][{]?[A-Z][A-Z0-9_]+' <<<"$text" | tr -d '{$' | sort -u); do
       [[ " CACHE GO_JOBS MIRROR " == *" $setting "* ]] || inputs+="$setting=${!setting} "
     done
-    KEYS[$step]="$({ echo "$inputs"; echo "$text"; declare -f "${HELPERS[@]}"; } | sha256sum | cut -c1-16)"
+    KEYS[$step]="$({ echo "$inputs"; echo "$text"; } | sha256sum | cut -c1-16)"
   fi
   echo "${KEYS[$step]}"
 }
@@ -124,7 +127,7 @@ present() {
 
 # run_step STEP: builds STEP unless its output is cached, and says how long it took.
 run_step() {
-  local step="$1" out tmp started=$SECONDS
+  local step="$1" out tmp status started=$SECONDS
   out="$(out_of "$step")"
   if present "$step" "$out"; then
     log "$step: cached ($out)"
@@ -133,7 +136,12 @@ run_step() {
   tmp="$out.partial"
   rm -rf "$tmp" "$out" && mkdir -p "$tmp"
   log "$step: building"
-  "build_$step" "$tmp" || die "$step: build failed (its partial output is in $tmp)"
+  # In a subshell of its own, not behind ||, so that errexit holds inside the step.
+  set +e
+  (set -e; "build_$step" "$tmp")
+  status=$?
+  set -e
+  ((status == 0)) || die "$step: build failed (its partial output is in $tmp)"
   mv "$tmp" "$out"
   printf '%s %s %s %d\n' "$(date -u +%FT%TZ)" "$step" "$(key_of "$step")" $((SECONDS - started)) >>"$CACHE/build-times.log"
   log "$step: built in $((SECONDS - started)) s"
@@ -200,7 +208,8 @@ debootstrap_rootfs() {
 # docker_build IMAGE CONTEXT: builds CONTEXT (a Dockerfile beside what it copies) as IMAGE
 # without BuildKit, which would look for its own frontend image in a registry.
 docker_build() {
-  DOCKER_BUILDKIT=0 docker build -q -t "$1" "$2" >/dev/null
+  local output
+  output="$(DOCKER_BUILDKIT=0 docker build -q -t "$1" "$2" 2>&1)" || { echo "$output" >&2; return 1; }
 }
 
 build_kind() {
@@ -323,8 +332,7 @@ build_rootfs-tools() {
   debootstrap_rootfs "$root" "$DEBIAN_SUITE" iptables,nftables,ipset,iproute2,conntrack,busybox,ca-certificates
   wrapper="$(module_dir github.com/cloudnativelabs/kube-router/v2 "$KUBE_ROUTER_VERSION")/build/image-assets/iptables-wrapper-installer.sh"
   install -m 0755 "$wrapper" "$root/iptables-wrapper-installer.sh"
-  chroot "$root" /iptables-wrapper-installer.sh --no-sanity-check
-  rm "$root/iptables-wrapper-installer.sh"
+  chroot "$root" /iptables-wrapper-installer.sh --no-sanity-check  # removes itself
   tar -C "$root" -cf "$1/rootfs.tar" . && rm -rf "$root"
 }
 
@@ -383,21 +391,27 @@ build_node-image() {
     docker save "registry.k8s.io/$name:$KUBERNETES_VERSION" -o "$tree/kubernetes/server/bin/$name.tar"
   done
   tar -C "$dir/archive" -xf "$(out_of images)/images.tar"
+  # kind reads the names from the first index file of an archive: from manifest.json only its
+  # first image's, from repositories all of them. So repositories goes first, and both name the
+  # images in full (containerd's import reads manifest.json).
   jq --arg cni "$KIND_CNI_IMAGE" --arg router "$KUBE_ROUTER_IMAGE" '
       map(.RepoTags |= (map(if test("^[^/]+\\.[^/]+/") then . else "docker.io/" + . end)
         | if any(.[]; . == $router) then . + [$cni] else . end))' \
     "$dir/archive/manifest.json" >"$dir/manifest.json"
-  mv "$dir/manifest.json" "$dir/archive/manifest.json" && rm -f "$dir/archive/repositories"
-  # manifest.json first: kind reads the names from the first index file of the archive.
-  (cd "$dir/archive" && find . -mindepth 1 -maxdepth 1 ! -name manifest.json -printf '%P\0' \
-    | tar -cf "$tree/kubernetes/server/bin/kube-proxy.tar" manifest.json --null -T -)
-  tar -C "$tree" -czf "$dir/kubernetes-server-linux-amd64.tar.gz" kubernetes
+  jq --arg cni "$KIND_CNI_IMAGE" --arg router "$KUBE_ROUTER_IMAGE" '
+      with_entries(.key |= (if test("^[^/]+\\.[^/]+/") then . else "docker.io/" + . end))
+      | .[$cni | sub(":[^:]*$"; "")] = {($cni | sub("^.*:"; "")): .[$router | sub(":[^:]*$"; "")][$router | sub("^.*:"; "")]}' \
+    "$dir/archive/repositories" >"$dir/repositories"
+  mv "$dir/manifest.json" "$dir/repositories" "$dir/archive/"
+  (cd "$dir/archive" && find . -mindepth 1 -maxdepth 1 ! -name manifest.json ! -name repositories -printf '%P\0' \
+    | tar -cf "$tree/kubernetes/server/bin/kube-proxy.tar" repositories manifest.json --null -T -)
+  tar -C "$tree" -cf - kubernetes | gzip -1 >"$dir/kubernetes-server-linux-amd64.tar.gz"
   rm -rf "$tree" "$dir/archive"
   # (docker import takes no STOPSIGNAL; kind removes its nodes with docker rm -f anyway)
   docker import --change 'ENV container=docker' \
     --change 'ENTRYPOINT ["/usr/local/bin/entrypoint", "/sbin/init"]' \
     "$(out_of rootfs-node)/rootfs.tar" "supermarket-k8s/kind-base:$(key_of rootfs-node)" >/dev/null
-  "$(out_of kind)/kind" build node-image --type file "$dir/kubernetes-server-linux-amd64.tar.gz" \
+  kind_ build node-image --type file "$dir/kubernetes-server-linux-amd64.tar.gz" \
     --base-image "supermarket-k8s/kind-base:$(key_of rootfs-node)" --image "$(node_image)"
   rm "$dir/kubernetes-server-linux-amd64.tar.gz"
 }
@@ -435,10 +449,10 @@ YAML
 }
 
 kind_bin() { echo "$(out_of kind)/kind"; }
-# kind, with its privileged `docker run`s (the nodes) on the runtime kind-runc where the engine
-# needs it (see engine_runtime).
+# kind, with its `docker run`s (the nodes, its node-image build container) on the runtime kind-runc
+# where the engine needs it (see engine_runtime).
 kind_() {
-  [[ -x "$CACHE/docker-shim/docker" ]] || engine_runtime
+  engine_runtime
   PATH="$CACHE/docker-shim:$PATH" K8S_LOCAL_DOCKER="$(command -v docker)" "$(kind_bin)" "$@"
 }
 
@@ -446,7 +460,8 @@ kind_() {
 # CAP_SYS_RESOURCE), it cannot start privileged containers with runc alone: registers
 # scripts/lib/kind-runc.sh as the runtime kind-runc (added to /etc/docker/daemon.json, which
 # the engine reloads on SIGHUP without stopping anything) and puts a docker shim before kind
-# that runs privileged containers with it. Elsewhere the shim passes everything through.
+# that runs kind's containers with it (kind also runs `docker exec --privileged` in containers it
+# did not start privileged). Elsewhere the shim passes everything through.
 engine_runtime() {
   local pid bounding last config=/etc/docker/daemon.json runtime="$CACHE/kind-runc" shim="$CACHE/docker-shim/docker"
   mkdir -p "$(dirname "$shim")"
@@ -470,12 +485,8 @@ SHIM
     fi
     cat >"$shim" <<'SHIM'
 #!/bin/sh
-# docker for kind: a privileged `docker run` goes to the runtime kind-runc (scripts/k8s-local.sh).
-if [ "$1" = run ]; then
-  for argument in "$@"; do
-    if [ "$argument" = --privileged ]; then shift; exec "$K8S_LOCAL_DOCKER" run --runtime=kind-runc "$@"; fi
-  done
-fi
+# docker for kind: its containers run on the runtime kind-runc (scripts/k8s-local.sh).
+if [ "$1" = run ]; then shift; exec "$K8S_LOCAL_DOCKER" run --runtime=kind-runc "$@"; fi
 exec "$K8S_LOCAL_DOCKER" "$@"
 SHIM
   fi

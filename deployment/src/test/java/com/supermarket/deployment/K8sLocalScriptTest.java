@@ -63,9 +63,10 @@ class K8sLocalScriptTest {
         assertThat(plan).anySatisfy(l -> assertThat(l).startsWith("versions: kubernetes=v1.35.4 kind=v0.33.0"));
         assertThat(plan).filteredOn(l -> l.startsWith("step ")).allSatisfy(
                 l -> assertThat(l).as("a fresh cache has nothing built").contains(" to build"));
-        assertThat(plan.stream().filter(l -> l.startsWith("run ")).toList()).containsSubsequence(
-                "run kind build node-image", "run kind create cluster", "run kubectl --context kind-supermarket apply",
-                "run check");
+        List<String> runs = plan.stream().filter(l -> l.startsWith("run ")).map(l -> l.split(" "))
+                .map(w -> String.join(" ", Arrays.asList(w).subList(0, Math.min(4, w.length)))).toList();
+        assertThat(runs).containsSubsequence("run kind build node-image", "run kind create cluster",
+                "run kubectl --context kind-supermarket", "run check");
     }
 
     @Test
