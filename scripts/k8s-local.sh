@@ -439,6 +439,13 @@ nodes:
   - role: worker
     labels:
       topology.kubernetes.io/zone: c
+containerdConfigPatches:
+  # Where the nodes lack CAP_SYS_RESOURCE (engine_runtime), runc cannot lower a pod's
+  # oom_score_adj below containerd's own, and every pod sandbox fails ("can't get final
+  # child's PID from pipe"); containerd then keeps them at its own, as kind does for rootless.
+  - |-
+    [plugins."io.containerd.grpc.v1.cri"]
+      restrict_oom_score_adj = true
 kubeadmConfigPatches:
   # This machine's cgroups are v1, which kubelet 1.35 refuses unless told otherwise.
   - |
