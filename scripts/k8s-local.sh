@@ -705,7 +705,12 @@ check() {
     fi
     deny_policy | k apply -f - >/dev/null
     if within 30 refused; then
-      pass "NetworkPolicy enforced: a policy denying ingress to the server stops the client"
+      deny_policy | k delete -f - >/dev/null
+      if within 30 fetch_from_server >/dev/null 2>&1; then
+        pass "NetworkPolicy enforced: a policy denying ingress to the server stops the client, its removal lets it through"
+      else
+        fail "the client stayed cut off from the server after the deny policy was removed"
+      fi
     else
       fail "a NetworkPolicy denying ingress to the server did not stop the client within 30 s (not enforced)"
     fi
