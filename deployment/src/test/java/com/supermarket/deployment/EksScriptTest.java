@@ -421,7 +421,7 @@ class EksScriptTest {
     record Result(int status, String output) {
     }
 
-    private static Result exec(List<String> command, Map<String, String> env) {
+    static Result exec(List<String> command, Map<String, String> env) {
         try {
             ProcessBuilder builder = new ProcessBuilder(command).directory(DeploymentFiles.root().toFile())
                     .redirectErrorStream(true);
