@@ -4,10 +4,10 @@
 // page's Content-Security-Policy refuses.
 
 const SVG = 'http://www.w3.org/2000/svg';
-const ROW = 26;
-const LABEL = 110;
-const WIDTH = 640;
-const VALUE_ROOM = 90;
+const ROW = 24;
+const LABEL = 100;
+const WIDTH = 440;
+const VALUE_ROOM = 64;
 
 /** Most rows drawn; a longer ranking is drawn up to here (the table has them all). */
 export const MAX_BARS = 40;

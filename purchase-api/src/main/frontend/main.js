@@ -116,12 +116,15 @@ function show(body, at) {
     rate.add(at.getTime(), body.purchases);
     const current = rate.current();
     content.push(el('div', { class: 'headline', id: 'chain-rate' },
-      el('p', { class: 'figure' },
-        el('span', { class: 'figure-value', id: 'purchases-per-minute' }, current ? count(current.perMinute) : '…'),
-        el('span', { class: 'figure-label' }, ' purchases per minute')),
+      current
+        ? el('p', { class: 'figure' },
+          el('span', { class: 'figure-value', id: 'purchases-per-minute' }, count(current.perMinute)),
+          el('span', { class: 'figure-label' }, ' purchases per minute'))
+        : el('p', { class: 'figure' }, 'Purchases per minute: ',
+          el('span', { id: 'purchases-per-minute' }, 'measuring…')),
       el('p', { class: 'note', id: 'rate-note' }, current
-        ? `Counted over the last ${current.seconds} s of readings; ${count(body.purchases)} purchases counted in all.`
-        : `Measuring: the rate needs a second reading (in ${REFRESH_MS / 1000} s); ${count(body.purchases)} purchases counted in all.`)));
+        ? `Over the last ${current.seconds} s of readings; ${count(body.purchases)} purchases counted in all.`
+        : `The rate needs a second reading, in ${REFRESH_MS / 1000} s; ${count(body.purchases)} purchases counted in all.`)));
   }
   if (rows.length === 0) {
     content.push(el('p', { class: 'empty', id: 'no-sales' }, route.view === 'item' ? 'No store has sold this item yet.' : 'No sales yet.'));
@@ -129,6 +132,8 @@ function show(body, at) {
     content.push(table(view, rows), chart(view, rows));
   }
   parts.figures.replaceChildren(...content);
+  // Which view's read these figures are (the browser test waits on it).
+  parts.figures.dataset.route = href(route);
   parts.figures.classList.remove('stale');
   parts.figures.removeAttribute('aria-describedby');
   parts.problem.hidden = true;
@@ -165,6 +170,7 @@ function fail(error, at) {
   const status = error.status ? ` (HTTP ${error.status})` : '';
   if (error.signInProblem) {
     parts.figures.replaceChildren();
+    delete parts.figures.dataset.route;
     figuresReadAt = null;
     parts.problem.hidden = true;
     parts.status.textContent = `Not read at ${clock(at)}: sign in.`;
@@ -244,6 +250,7 @@ document.getElementById('sign-in-form').addEventListener('submit', (event) => {
   input.value = '';
   showSession();
   hideSignIn();
+  parts.heading.focus();
   refresh();
 });
 document.getElementById('sign-out').addEventListener('click', () => {
