@@ -297,7 +297,7 @@ test('the views can be used with the keyboard alone, and read on a phone', async
 
   await page.setViewportSize({ width: 390, height: 844 });
   await page.goto(new URL('#/chain', PAGE).toString());
-  await page.locator('#ranking').waitFor();
+  await page.locator('#figures[data-route="#/chain"]').waitFor();
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
   assert.equal(overflow, 0, 'nothing wider than a phone\'s screen');
   await screenshot(page, 'sales-chain-phone.png');
