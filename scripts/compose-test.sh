@@ -5,8 +5,8 @@
 # images, `up -d`, waits until every service is healthy, checks that our containers run as uid
 # 10001 on a read-only root and that two purchase-api replicas run, runs the load client's
 # container against nginx (a few stores, seconds), checks that both replicas took purchases,
-# runs the load client's exactly-once `verify` from inside the compose network, asks both GETs
-# through nginx, then `down -v` and checks that no container, network or volume of the project
+# runs the load client's exactly-once `verify` from inside the compose network, asks the GETs
+# and the sales page through nginx, then `down -v` and checks that no container, network or volume of the project
 # is left. Each step has a timeout and prints its time; the project is torn down even on
 # failure or Ctrl-C (its logs are kept in the run folder). Exits non-zero on any failure.
 #
@@ -160,7 +160,10 @@ verify_exactly_once() {
 }
 
 gets() {
-  query_both_gets "http://127.0.0.1:$lb_port" 60 || die "both GETs through nginx must answer with items and stores"
+  query_both_gets "http://127.0.0.1:$lb_port" 60 || die "the GETs through nginx must answer with items and stores"
+  curl -sf "http://127.0.0.1:$lb_port/sales/" | grep -q '<script type="module"' \
+    || die "the sales page is not served through nginx at /sales/"
+  log "the sales page answers through nginx: http://127.0.0.1:$lb_port/sales/"
 }
 
 # down -v, then nothing of the project is left.

@@ -4,9 +4,10 @@
 # purchase-api :8080, store-service :8081 and purchases-service :8082 from their jars (logs in
 # runs/local-<time>/), waits until each is ready, runs the load client (32 stores by default),
 # prints its summary, checks that every accepted purchase was stored and counted exactly once,
-# checks both GETs (and every store-service copy's counts) exact against an SQL count over the
-# purchases database (load-client check-gets; MySQL profile), queries both GETs, and stops what
-# it started, even on Ctrl-C or failure.
+# checks the GETs (and every store-service copy's counts) exact against an SQL count over the
+# purchases database (load-client check-gets; MySQL profile), queries them, and stops what it
+# started, even on Ctrl-C or failure. The managers' sales page is at the address it prints
+# (http://127.0.0.1:8080/sales/).
 #
 # Usage: scripts/run-local.sh [options] [-- extra load-client run options]
 #   --stores N              stores (default 32)
@@ -31,6 +32,14 @@
 #                           STORE_MANAGEMENT_PORT + p x 100 + c x 10 (STORE_PARTITION_PORT_STEP,
 #                           STORE_COPY_PORT_STEP), its peers (STORE_REBUILD_PEERS) the other copies of p;
 #                           the check covers every copy and that the copies agree
+#   --auth                  till authentication on: keys for stores 1..N and a manager key issued
+#                           into the run folder (scripts/till-keys.sh: keys/till-keys.txt, sign in
+#                           to the sales page with the manager key), sent by the load client and
+#                           the checks
+#   --page-test             then the sales page's browser test (Debian's chromium driven by
+#                           playwright-core; implies --auth, MySQL profile): its views against the
+#                           GETs and the database's count, live refresh, sign-in; screenshots in
+#                           the run folder's screenshots/ (PAGE_SCREENSHOTS=DIR elsewhere)
 #   --keep-running          leave the services up afterwards (prints how to stop them)
 #   --stub                  try the script without the services: the load client's stub API
 #   --run-dir DIR           folder for logs and results (default runs/local-<UTC time>)
@@ -59,6 +68,8 @@ csv=false
 profile=mysql
 keep_running=false
 stub=false
+auth=false
+page_test=false
 cluster=false
 topology_mode=replicated
 kill_after=""
@@ -78,6 +89,8 @@ while [[ $# -gt 0 ]]; do
     --kill-node-after) kill_after="$2"; shift 2 ;;
     --store-partitions) export STORE_PARTITIONS="$2"; shift 2 ;;
     --store-copies) export STORE_COPIES="$2"; shift 2 ;;
+    --auth) auth=true; shift ;;
+    --page-test) page_test=true; auth=true; shift ;;
     --keep-running) keep_running=true; shift ;;
     --stub) stub=true; shift ;;
     --run-dir) run_dir="$2"; shift 2 ;;
@@ -101,6 +114,7 @@ cleanup() {
   trap - EXIT INT TERM
   if [[ "$keep_running" == true && $status -eq 0 ]]; then
     log "left running: ${STARTED_NAMES[*]:-nothing} (pids ${STARTED_PIDS[*]:-none}); stop with: kill ${STARTED_PIDS[*]:-}"
+    log "the sales page: http://127.0.0.1:$API_PORT/sales/${keys_file:+ (sign in with the manager key in $keys_file)}"
   else
     stop_started
     stop_cluster
@@ -112,7 +126,17 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
+[[ "$stub" == true && "$auth" == true ]] && die "--auth and --page-test need the services, not --stub"
+[[ "$page_test" == true && "$profile" == dynamodb ]] && die "--page-test checks the chain against the purchases database with SQL: the MySQL profile only"
 if [[ "$stub" == true ]]; then build_if_needed load-client; else build_if_needed "${SERVICE_MODULES[@]}" load-client; fi
+keys_file=""
+if [[ "$auth" == true ]]; then
+  "$ROOT/scripts/till-keys.sh" issue --dir "$RUN_DIR/keys" --stores "1-$stores" --managers 1 >/dev/null
+  keys_file="$RUN_DIR/keys/till-keys.txt"
+  export API_AUTH_ENABLED=true API_AUTH_KEYS_FILE="$RUN_DIR/keys/till-key-hashes.txt"
+  GET_AUTHORIZATION="Authorization: Bearer $(awk '$1 == "manager" { print $2; exit }' "$keys_file")"
+  log "till authentication on: keys in $keys_file"
+fi
 if [[ "$stub" == true ]]; then
   start_stub
 else
@@ -121,6 +145,7 @@ else
   # check-gets counts the database's purchases from here on: this run's store-service starts empty.
   platform_started_us="$(date +%s%6N)"
   start_platform "$profile"
+  log "the sales page: http://127.0.0.1:$API_PORT/sales/"
 fi
 
 # purchases-service's database outlives a run: the check below compares what this run added.
@@ -129,6 +154,7 @@ fi
 client_args=(run --base-url "http://127.0.0.1:$API_PORT" --max-stores "$stores" --purchases-per-hour "$per_hour"
   --label "$label" --out "$RUN_DIR/result.json")
 [[ "$csv" == true ]] && client_args+=(--csv "$RUN_DIR/requests.csv")
+[[ -n "$keys_file" ]] && client_args+=(--till-keys "$keys_file")
 client_args+=("${thresholds[@]}")
 log "load client: ${client_args[*]} ${extra[*]:-}"
 [[ -n "$kill_after" && "$cluster" == true ]] && kill_a_node_after "$kill_after"
@@ -148,7 +174,9 @@ elif [[ -n "${STORE_DURABILITY_STATE_DIR:-}" ]]; then
   log "GETs check skipped: STORE_DURABILITY_STATE_DIR keeps store-service's counts across runs, the database's purchases since this start are not all they hold"
 else
   gets_status=0
-  check_gets_exact "$platform_started_us" >"$RUN_DIR/check-gets.txt" || gets_status=$?
+  gets_args=(--top-items-out "$RUN_DIR/top-items.json")
+  [[ -n "$keys_file" ]] && gets_args+=(--till-keys "$keys_file")
+  check_gets_exact "$platform_started_us" "${gets_args[@]}" >"$RUN_DIR/check-gets.txt" || gets_status=$?
   while IFS= read -r line; do log "GETs check: $line"; done <"$RUN_DIR/check-gets.txt"
   [[ $gets_status -eq 0 ]] || die "GETs check FAILED (exit $gets_status): $RUN_DIR/check-gets.txt"
 fi
@@ -157,7 +185,22 @@ echo
 if [[ "$stub" == true ]]; then
   query_both_gets "http://127.0.0.1:$API_PORT" 1 || true
 else
-  query_both_gets "http://127.0.0.1:$API_PORT" 60 || die "both GETs must answer with items and stores"
+  query_both_gets "http://127.0.0.1:$API_PORT" 60 || die "the GETs must answer with items and stores"
+fi
+if [[ "$page_test" == true ]]; then
+  [[ -f "$RUN_DIR/top-items.json" ]] || die "--page-test needs the GETs check's count of the chain (not run: see above)"
+  log "sales page browser test: $(node --version 2>/dev/null || echo 'no node') $(chromium --version 2>/dev/null | tail -n 1)"
+  (cd "$ROOT/purchase-api" && npm ci --no-audit --no-fund --prefer-offline --ignore-scripts >"$RUN_DIR/npm-ci.log" 2>&1) \
+    || die "npm ci failed in purchase-api; see $RUN_DIR/npm-ci.log"
+  page_status=0
+  SALES_PAGE_URL="http://127.0.0.1:$API_PORT/sales/" TILL_KEYS="$keys_file" TOP_ITEMS="$RUN_DIR/top-items.json" \
+    SCREENSHOTS="${PAGE_SCREENSHOTS:-$RUN_DIR/screenshots}" \
+    node --test --test-reporter=spec "$ROOT/purchase-api/src/test/browser/sales-page.test.js" >"$RUN_DIR/page-test.txt" 2>&1 \
+    || page_status=$?
+  while IFS= read -r line; do log "page test: $line"; done < <(grep -E '^\s*(✔|✖|ℹ (tests|pass|fail|skipped))' "$RUN_DIR/page-test.txt")
+  [[ $page_status -eq 0 ]] || die "the sales page's browser test FAILED: $RUN_DIR/page-test.txt"
+  grep -qE '^ℹ (skipped|todo) [1-9]' "$RUN_DIR/page-test.txt" && die "the sales page's browser test skipped tests: $RUN_DIR/page-test.txt"
+  log "the sales page's browser test passed; screenshots in ${PAGE_SCREENSHOTS:-$RUN_DIR/screenshots}"
 fi
 if [[ $status -eq 99 ]]; then
   log "FAILED: a threshold was crossed (the load client's summary says which)"

@@ -4,7 +4,9 @@
 # terraform fmt/validate where terraform is installed; then the README's own commands: every
 # script's --help, docker-compose.yml end to end per profile (scripts/compose-test.sh), and a
 # small scripts/run-local.sh per profile (MySQL, DynamoDB), each of which must pass its
-# exactly-once pipeline check and answer both GETs; then a CI-sized fault run.
+# exactly-once pipeline check and answer the GETs; the sales page's browser test after a run
+# with till authentication and two store partitions (Debian's chromium, playwright-core); then a
+# CI-sized fault run.
 # Starts the services it needs, finds a JDK 21+, and fails if any test was skipped.
 # Usage: scripts/test.sh [extra Maven arguments, e.g. -pl purchase-api -am]
 # Environment: TEST_SERVICES=containers (default) runs the integration tests' services as
@@ -13,6 +15,7 @@
 # COMPOSE=false skips the docker-compose end-to-end runs (scripts/compose-test.sh, both
 # profiles, about 3 minutes once the images exist);
 # SMOKE=false skips the run-local smoke runs (they need every module built);
+# PAGE=false skips the sales page's browser run (scripts/run-local.sh --page-test, about 4 minutes);
 # FAULTS=false skips the CI-sized fault run (scripts/faults.sh, two crashes, a broker link
 # cut and late re-sends of accepted purchases, about 6 minutes).
 set -euo pipefail
@@ -72,7 +75,14 @@ for tool in shellcheck jq; do
   fi
 done
 
-# The load client's HTML report test opens the report in headless Chromium.
+# purchase-api's build runs npm ci, Vite and Vitest for the sales page (vite 7 needs Node.js 20.19+).
+if ! node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 20 || (a == 20 && b >= 19) ? 0 : 1)' 2>/dev/null \
+    || ! command -v npm >/dev/null 2>&1; then
+  echo "[test] FAILED: Node.js 20.19+ with npm is needed (the sales page's build), found: $(node --version 2>&1 || true)" >&2
+  exit 1
+fi
+
+# The load client's HTML report test and the sales page's browser test run headless Chromium.
 if ! command -v chromium >/dev/null 2>&1; then
   echo "[test] installing chromium (Debian package chromium)" >&2
   apt-get update -qq
@@ -126,6 +136,15 @@ if [[ "${SMOKE:-true}" != false ]]; then
       || { echo "[test] FAILED: the $profile smoke run; logs in runs/smoke-$profile" >&2; exit 1; }
   done
   echo "[test] smoke runs passed (mysql, dynamodb)" >&2
+fi
+# The sales page in Chromium after a real run: its views exactly the GETs and the database's
+# count, live refresh, sign-in with till authentication on; over two store partitions, so the
+# chain's top items are merged for real.
+if [[ "${PAGE:-true}" != false ]]; then
+  echo "[test] sales page: scripts/run-local.sh --page-test --store-partitions 2 --stores 4 --purchases-per-hour 20" >&2
+  scripts/run-local.sh --page-test --store-partitions 2 --stores 4 --purchases-per-hour 20 --label page --run-dir runs/page \
+    || { echo "[test] FAILED: the sales page's browser run; logs in runs/page" >&2; exit 1; }
+  echo "[test] sales page passed in Chromium (screenshots in runs/page/screenshots)" >&2
 fi
 # A CI-sized fault run, so a regression in exactly-once shows here: two crashes, one copy of
 # store-service killed while the other answers every GET (kill-store-copy), a simulated

@@ -354,15 +354,17 @@ check_every_purchase_arrived_once() {
   fi
 }
 
-# Both GETs checked exact against a brute-force count over purchases-service's database, and
+# The GETs checked exact against a brute-force count over purchases-service's database, and
 # every store-service copy's state summary against its partition's (the load client's
 # check-gets, load-client/README.md; MySQL profile only). Every store with sales and a sample of
-# CHECK_GETS_ITEM_SAMPLE items sold (default 5000; 0 = all), plus a few of neither: each GET
-# through purchase-api must equal the SQL count's top list. $1 = epoch microseconds from which
-# the database's purchases count: when this run's store-service state started empty. Prints the
+# CHECK_GETS_ITEM_SAMPLE items sold (default 5000; 0 = all), plus a few of neither, and the
+# chain's top items: each GET through purchase-api must equal the SQL count's top list. $1 =
+# epoch microseconds from which the database's purchases count: when this run's store-service
+# state started empty; the rest go to check-gets (--till-keys, --top-items-out). Prints the
 # check's lines; returns its exit status.
 check_gets_exact() {
   local since="$1" partition copy states=() status=0
+  shift
   for ((copy = 0; copy < STORE_COPIES; copy++)); do
     for ((partition = 0; partition < STORE_PARTITIONS; partition++)); do
       states+=(--store-state-url "http://127.0.0.1:$(store_port "$partition" "$copy")")
@@ -371,17 +373,20 @@ check_gets_exact() {
   "$JAVA" -jar "$(jar_of load-client)" check-gets --base-url "http://127.0.0.1:$API_PORT" --jdbc-url "$MYSQL_URL" \
     --db-user "${MYSQL_USERNAME:-root}" --since "$since" --max-stores "${PLATFORM_MAX_STORES:-1024}" \
     --max-item-id "${PLATFORM_MAX_ITEM_ID:-100000}" --item-sample "${CHECK_GETS_ITEM_SAMPLE:-5000}" \
-    --store-copies "$STORE_COPIES" "${states[@]}" || status=$?
+    --store-copies "$STORE_COPIES" "${states[@]}" "$@" || status=$?
   return "$status"
 }
 
-# Both GETs of the API at $1: polls (up to $2 times, every 0.5 s) until store 1 has sales (the
+# The GETs of the API at $1: polls (up to $2 times, every 0.5 s) until store 1 has sales (the
 # counts reach store-service asynchronously through the broker), then asks the top stores of
-# one of its items; prints both answers, and returns 1 unless they hold items and stores.
+# one of its items and the chain's top 5 items; prints the answers, and returns 1 unless they
+# hold items and stores. GET_AUTHORIZATION (e.g. "Authorization: Bearer <manager key>"), when
+# set, goes with each.
 query_both_gets() {
-  local api="$1" attempts="$2" store_items="" top_stores item
+  local api="$1" attempts="$2" store_items="" top_stores chain item auth=()
+  [[ -z "${GET_AUTHORIZATION:-}" ]] || auth=(-H "$GET_AUTHORIZATION")
   for ((t = 0; t < attempts; t++)); do
-    store_items="$(curl -s "$api/items/store/1" || true)"
+    store_items="$(curl -s "${auth[@]}" "$api/items/store/1" || true)"
     [[ "$store_items" == *itemID* ]] && break
     sleep 0.5
   done
@@ -389,11 +394,15 @@ query_both_gets() {
   echo "  $store_items"
   item=1
   [[ "$store_items" =~ \"itemID\"\ *:\ *([0-9]+) ]] && item="${BASH_REMATCH[1]}"
-  top_stores="$(curl -s "$api/items/top10/$item" || true)"
+  top_stores="$(curl -s "${auth[@]}" "$api/items/top10/$item" || true)"
   echo "GET /items/top10/$item"
   echo "  $top_stores"
+  chain="$(curl -s "${auth[@]}" "$api/items/top?limit=5" || true)"
+  echo "GET /items/top?limit=5"
+  echo "  $chain"
   [[ "$store_items" == *itemID* ]] || { log "GET /items/store/1 did not answer with items"; return 1; }
   [[ "$top_stores" == *storeID* ]] || { log "GET /items/top10/$item did not answer with stores"; return 1; }
+  [[ "$chain" == *itemID* ]] || { log "GET /items/top did not answer with items"; return 1; }
 }
 
 # The messages each shard queue of both sharded exchanges has received so far (the management

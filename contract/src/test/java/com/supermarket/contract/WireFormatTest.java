@@ -112,6 +112,24 @@ class WireFormatTest {
     }
 
     @Test
+    void theChainQueriesRoundTripAndThePublicRankingsKeepTheirBytes() {
+        for (StoreQuery query : List.of(StoreQuery.topItems(10), StoreQuery.itemsSoldAtLeast(7),
+                StoreQuery.itemTotals(List.of(5, 3, 9)))) {
+            assertThat(WireFormat.decode(WireFormat.encode(query), StoreQuery.class)).isEqualTo(query);
+        }
+        StoreQueryReply withPurchases = StoreQueryReply.ok(List.of(new StoreQueryReply.Ranked(3, 42)), 1234);
+        assertThat(WireFormat.decode(WireFormat.encode(withPurchases), StoreQueryReply.class)).isEqualTo(withPurchases);
+
+        // What a store-service or purchase-api that knows only the two public rankings sends and reads.
+        assertThat(new String(WireFormat.encode(new StoreQuery(StoreQuery.Kind.TOP_ITEMS_AT_STORE, 7, 10)), StandardCharsets.UTF_8))
+                .isEqualTo("{\"kind\":\"TOP_ITEMS_AT_STORE\",\"id\":7,\"limit\":10}");
+        assertThat(new String(WireFormat.encode(StoreQueryReply.ok(List.of(new StoreQueryReply.Ranked(3, 42)))), StandardCharsets.UTF_8))
+                .isEqualTo("{\"status\":\"OK\",\"entries\":[{\"id\":3,\"quantity\":42}]}");
+        assertThat(WireFormat.decode("{\"kind\":\"TOP_STORES_FOR_ITEM\",\"id\":101,\"limit\":5}".getBytes(StandardCharsets.UTF_8),
+                StoreQuery.class)).isEqualTo(new StoreQuery(StoreQuery.Kind.TOP_STORES_FOR_ITEM, 101, 5));
+    }
+
+    @Test
     void batchesOfStoreQueriesRoundTripAndAreNeverEmpty() {
         StoreQueries queries = new StoreQueries(List.of(new StoreQuery(StoreQuery.Kind.TOP_ITEMS_AT_STORE, 7, 10),
                 new StoreQuery(StoreQuery.Kind.TOP_STORES_FOR_ITEM, 101, 5)));

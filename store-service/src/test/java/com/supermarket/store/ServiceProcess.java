@@ -22,10 +22,17 @@ import java.util.stream.Stream;
 /**
  * store-service as a separate process started from the built jar ({@code target/store-service-*.jar},
  * so it runs after {@code package}), pointed at a {@link TestBroker} vhost: what the crash test
- * kills and the benchmarks time. Its output goes to a file under {@code target/}. Not thread-safe.
+ * kills and the benchmarks time; or, for the tests of what purchase-api asks of it, purchase-api
+ * from its jar ({@link #purchaseApi}, built before this module). Its output goes to a file under
+ * {@code target/}. Not thread-safe.
  */
 final class ServiceProcess implements AutoCloseable {
 
+    /** purchase-api's jar, built earlier in the reactor (this module's test dependency on its pom orders the build). */
+    private static final Path PURCHASE_API_JAR = Path.of("..", "purchase-api", "target", "purchase-api-0.1.0-SNAPSHOT.jar");
+
+    private final String service;
+    private final Path jar;
     private final TestBroker broker;
     private final Map<String, String> settings;
     private final String[] jvmOptions;
@@ -41,6 +48,22 @@ final class ServiceProcess implements AutoCloseable {
      * @param jvmOptions options before {@code -jar}
      */
     ServiceProcess(TestBroker broker, Map<String, String> settings, String... jvmOptions) throws IOException {
+        this("store-service", jar(), broker, settings, jvmOptions);
+    }
+
+    /** purchase-api from its jar, against {@code broker}, with {@code settings} on top. */
+    static ServiceProcess purchaseApi(TestBroker broker, Map<String, String> settings, String... jvmOptions) throws IOException {
+        if (!Files.isRegularFile(PURCHASE_API_JAR)) {
+            throw new IllegalStateException(PURCHASE_API_JAR + " is missing: build purchase-api first "
+                    + "(./mvnw -pl store-service -am verify builds it before this module)");
+        }
+        return new ServiceProcess("purchase-api", PURCHASE_API_JAR, broker, settings, jvmOptions);
+    }
+
+    private ServiceProcess(String service, Path jar, TestBroker broker, Map<String, String> settings, String... jvmOptions)
+            throws IOException {
+        this.service = service;
+        this.jar = jar;
         this.broker = broker;
         this.settings = Map.copyOf(settings);
         this.jvmOptions = jvmOptions.clone();
@@ -55,7 +78,7 @@ final class ServiceProcess implements AutoCloseable {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(List.of(jvmOptions));
-        command.addAll(List.of("-jar", jar().toString()));
+        command.addAll(List.of("-jar", jar.toString()));
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile());
         Map<String, String> env = new HashMap<>();
         env.put("RABBITMQ_HOST", broker.host());
@@ -105,10 +128,10 @@ final class ServiceProcess implements AutoCloseable {
     }
 
     void awaitReady(Duration atMost) {
-        await("store-service ready (start " + starts + ")").atMost(atMost).pollInterval(Duration.ofMillis(100))
+        await(service + " ready (start " + starts + ")").atMost(atMost).pollInterval(Duration.ofMillis(100))
                 .until(() -> {
                     if (!process.isAlive()) {
-                        throw new IllegalStateException("store-service exited with " + process.exitValue() + ", see " + output);
+                        throw new IllegalStateException(service + " exited with " + process.exitValue() + ", see " + output);
                     }
                     return isReady();
                 });
@@ -116,9 +139,15 @@ final class ServiceProcess implements AutoCloseable {
 
     /** The sum of one Prometheus counter or gauge, e.g. {@code store_purchases_applied_total}. */
     double metric(String name) throws IOException, InterruptedException {
+        return metric(name, "");
+    }
+
+    /** The sum of the series of {@code name} whose labels hold {@code label}, e.g. {@code kind="TOP_ITEMS"}. */
+    double metric(String name, String label) throws IOException, InterruptedException {
         String body = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + managementPort + "/actuator/prometheus"))
                 .build(), HttpResponse.BodyHandlers.ofString()).body();
         return body.lines().filter(line -> line.startsWith(name + " ") || line.startsWith(name + "{"))
+                .filter(line -> line.contains(label))
                 .mapToDouble(line -> Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1))).sum();
     }
 

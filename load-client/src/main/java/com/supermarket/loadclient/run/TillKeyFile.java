@@ -11,24 +11,28 @@ import java.util.Map;
 /**
  * The till keys a run sends ({@code --till-keys}), as {@code scripts/till-keys.sh} writes them:
  * {@code <store or manager> <key> [label]} per line, {@code #} comments. A store's first key is
- * its tills' key; the first manager key signs the {@code /items/top10} queries. Each key becomes
- * its header line once, here, so a request only copies bytes. Immutable and thread-safe.
+ * its tills' key; the first manager key signs the {@code /items/top10} queries (and
+ * {@code check-gets}' GETs). Each key becomes its header line once, here, so a request only
+ * copies bytes. Immutable and thread-safe.
  */
-final class TillKeyFile {
+public final class TillKeyFile {
 
     private final Map<Integer, byte[]> headers;
     private final byte[] managerHeader;
+    private final String managerKey;
     private final Path source;
 
-    private TillKeyFile(Map<Integer, byte[]> headers, byte[] managerHeader, Path source) {
+    private TillKeyFile(Map<Integer, byte[]> headers, byte[] managerHeader, String managerKey, Path source) {
         this.headers = Map.copyOf(headers);
         this.managerHeader = managerHeader;
+        this.managerKey = managerKey;
         this.source = source;
     }
 
-    static TillKeyFile read(Path file) throws IOException {
+    public static TillKeyFile read(Path file) throws IOException {
         Map<Integer, byte[]> headers = new HashMap<>();
         byte[] manager = null;
+        String managerKey = null;
         List<String> lines = Files.readAllLines(file, StandardCharsets.US_ASCII);
         for (int i = 0; i < lines.size(); i++) {
             String line = lines.get(i).strip();
@@ -42,6 +46,7 @@ final class TillKeyFile {
             byte[] header = ("\r\nAuthorization: Bearer " + fields[1]).getBytes(StandardCharsets.US_ASCII);
             if (fields[0].equals("manager")) {
                 manager = manager == null ? header : manager;
+                managerKey = managerKey == null ? fields[1] : managerKey;
             } else {
                 try {
                     headers.putIfAbsent(Integer.parseInt(fields[0]), header);
@@ -50,7 +55,7 @@ final class TillKeyFile {
                 }
             }
         }
-        return new TillKeyFile(headers, manager, file);
+        return new TillKeyFile(headers, manager, managerKey, file);
     }
 
     /** The header line ({@code \r\nAuthorization: Bearer <key>}) of the store's tills. */
@@ -65,6 +70,11 @@ final class TillKeyFile {
     /** The header line of the manager key, or null when the file has none. */
     byte[] managerHeader() {
         return managerHeader;
+    }
+
+    /** The {@code Authorization} header's value with the manager key ({@code Bearer <key>}), or null when the file has none. */
+    public String managerAuthorization() {
+        return managerKey == null ? null : "Bearer " + managerKey;
     }
 
     boolean hasStore(int store) {

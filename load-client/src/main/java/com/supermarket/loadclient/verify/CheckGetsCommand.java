@@ -5,6 +5,8 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -14,6 +16,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.Objects;
 import java.util.Properties;
 import java.util.TreeSet;
@@ -27,6 +30,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntFunction;
 import java.util.function.IntToLongFunction;
 
+import com.supermarket.contract.StoreQuery;
+import com.supermarket.loadclient.run.TillKeyFile;
 import com.supermarket.loadclient.verify.PurchaseTotals.Ranked;
 import com.supermarket.loadclient.verify.PurchaseTotals.Summary;
 
@@ -47,11 +52,12 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "check-gets", mixinStandardHelpOptions = true, showDefaultValues = true, sortOptions = false,
         description = {
-                "Checks both GETs of purchase-api against a brute-force count over purchases-service's database",
+                "Checks the GETs of purchase-api against a brute-force count over purchases-service's database",
                 "(MySQL/MariaDB profile: one SQL aggregate of every purchase's item lines). For every store with sales",
                 "and --absent-samples stores without, GET /items/store/{id}; for every item sold and --absent-samples",
-                "items not sold, GET /items/top10/{id}; each answer must equal the database's top list exactly: most",
-                "first, ties to the lower id (store-service's and purchase-api's order), only positive quantities,",
+                "items not sold, GET /items/top10/{id}; GET /items/top and /items/top?limit=1000 (the chain's top",
+                "items; its purchases must be the database's); each answer must equal the database's top list exactly:",
+                "most first, ties to the lower id (store-service's and purchase-api's order), only positive quantities,",
                 "10 items / 5 stores unless --store-limit / --item-limit ask ?limit=N. With --store-state-url, every",
                 "store-service copy's GET /state/summary (purchases, quantity, digest of its partition's counts) must",
                 "equal the database's too. Run it once the pipeline has drained (verify passed), with --since the",
@@ -121,6 +127,18 @@ public final class CheckGetsCommand implements Callable<Integer> {
     @Option(names = "--max-examples", paramLabel = "N", description = "Mismatches printed per GET.")
     private int maxExamples = 5;
 
+    @Option(names = "--till-keys", paramLabel = "FILE", description = "Till authentication on: send the first manager key "
+            + "of FILE (scripts/till-keys.sh's format, as run --till-keys) with every GET.")
+    private Path tillKeys;
+
+    @Option(names = "--top-items-out", paramLabel = "FILE", description = "Also write the database's answer to GET "
+            + "/items/top?limit=1000 to FILE, as the API's JSON ({\"items\":[...],\"purchases\":N}), for a check of "
+            + "what a page shows.")
+    private Path topItemsOut;
+
+    /** The Authorization header's value of every GET, or null. */
+    private String authorization;
+
     @Override
     public Integer call() throws Exception {
         if (profile == Profile.dynamodb) {
@@ -135,6 +153,10 @@ public final class CheckGetsCommand implements Callable<Integer> {
         require(storeStateUrls.isEmpty() || (storeCopies >= 1 && storeStateUrls.size() % storeCopies == 0),
                 "--store-copies must divide the --store-state-url list into copy groups of the same partitions");
         long sinceMicros = sinceMicros();
+        if (tillKeys != null) {
+            authorization = TillKeyFile.read(tillKeys).managerAuthorization();
+            require(authorization != null, "--till-keys " + tillKeys + " holds no manager key");
+        }
         PurchaseTotals totals;
         try (Connection connection = DriverManager.getConnection(jdbcUrl, credentials())) {
             totals = PurchaseTotals.read(connection, sinceMicros);
@@ -158,7 +180,12 @@ public final class CheckGetsCommand implements Callable<Integer> {
             exact &= check(http, "GET /items/top10/{id}", "items", "store",
                     withAbsent(spread(totals.items(), itemSample), maxItemId), id -> "/items/top10/" + id + limit(itemLimit), "storeID",
                     id -> totals.topStoresFor(id, itemTop), id -> storeId -> totals.sold(storeId, id));
+            exact &= checkChain(http, totals);
             exact &= checkCopies(http, totals);
+        }
+        if (topItemsOut != null) {
+            Files.writeString(topItemsOut, JSON.writeValueAsString(new ChainTopItems(totals.topItems(StoreQuery.MAX_LIMIT).stream()
+                    .map(item -> new ItemCount(item.id(), item.quantity())).toList(), totals.purchases())));
         }
         String what = storeStateUrls.isEmpty() ? "GETs" : "GETs and every copy's counts";
         System.out.println(what + (exact ? " exact" : " NOT exact") + " against the purchases database");
@@ -227,7 +254,7 @@ public final class CheckGetsCommand implements Callable<Integer> {
                 workers.submit(() -> {
                     try {
                         String url = base + path.apply(id);
-                        Answer answer = get(http, URI.create(url), idField);
+                        Answer answer = get(http, URI.create(url), "stores", idField);
                         if (answer.failure() != null) {
                             failed.incrementAndGet();
                             if (examples.size() < maxExamples) {
@@ -259,19 +286,57 @@ public final class CheckGetsCommand implements Callable<Integer> {
         return exact;
     }
 
-    /** A GET's entries, or why there are none. */
-    private record Answer(List<Ranked> entries, String failure) {
+    /**
+     * GET /items/top (10) and /items/top?limit=1000 against the database's chain-wide top list,
+     * and the purchases they report against the database's; true if both are exact.
+     */
+    private boolean checkChain(HttpClient http, PurchaseTotals totals) {
+        boolean exact = true;
+        String base = baseUrl.toString().replaceAll("/+$", "");
+        for (String limit : List.of("", "?limit=" + StoreQuery.MAX_LIMIT)) {
+            String url = base + "/items/top" + limit;
+            List<Ranked> want = totals.topItems(limit.isEmpty() ? 10 : StoreQuery.MAX_LIMIT);
+            Answer answer = get(http, URI.create(url), "items", "itemID");
+            String verdict;
+            if (answer.failure() != null) {
+                verdict = "FAILED: " + answer.failure();
+            } else {
+                verdict = AnswerComparison.difference(want, answer.entries(), "item", totals::soldOverall)
+                        .or(() -> answer.purchases() == totals.purchases() ? Optional.empty()
+                                : Optional.of("purchases " + answer.purchases() + ", the database " + totals.purchases()))
+                        .map(difference -> "NOT EXACT: " + difference).orElse("exact");
+            }
+            exact &= verdict.equals("exact");
+            System.out.printf(Locale.ROOT, "GET /items/top%s: %d items, %d purchases: %s%n", limit, answer.entries().size(),
+                    answer.purchases(), verdict);
+        }
+        return exact;
+    }
+
+    /** {@code GET /items/top}'s answer, as purchase-api writes it. */
+    private record ChainTopItems(List<ItemCount> items, long purchases) {
+    }
+
+    private record ItemCount(int itemID, long numberOfItems) {
+    }
+
+    /** A GET's entries (and the purchases of GET /items/top), or why there are none. */
+    private record Answer(List<Ranked> entries, long purchases, String failure) {
     }
 
     /** GETs {@code uri}, again on a 5xx or an I/O error (a busy machine), up to {@link #ATTEMPTS} times. */
-    private static Answer get(HttpClient http, URI uri, String idField) {
+    private Answer get(HttpClient http, URI uri, String listField, String idField) {
         String failure = null;
         for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
             try {
-                HttpResponse<String> response = http.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(30)).GET().build(),
-                        HttpResponse.BodyHandlers.ofString());
+                HttpRequest.Builder request = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(30)).GET();
+                if (authorization != null) {
+                    request.header("Authorization", authorization);
+                }
+                HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
                 if (response.statusCode() == 200) {
-                    return new Answer(entries(response.body(), idField), null);
+                    JsonNode body = JSON.readTree(response.body());
+                    return new Answer(entries(body, listField, idField), body.path("purchases").asLong(0), null);
                 }
                 failure = response.statusCode() + " " + response.body().strip();
                 if (response.statusCode() < 500) {
@@ -281,22 +346,22 @@ public final class CheckGetsCommand implements Callable<Integer> {
                 failure = e.toString();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                return new Answer(List.of(), "interrupted");
+                return new Answer(List.of(), 0, "interrupted");
             }
             try {
                 TimeUnit.MILLISECONDS.sleep(200L * attempt);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                return new Answer(List.of(), "interrupted");
+                return new Answer(List.of(), 0, "interrupted");
             }
         }
-        return new Answer(List.of(), failure);
+        return new Answer(List.of(), 0, failure);
     }
 
-    /** The entries of {@code {"stores":[{"<idField>":N,"numberOfItems":Q}, ...]}}, in order. */
-    static List<Ranked> entries(String body, String idField) {
+    /** The entries of {@code {"<listField>":[{"<idField>":N,"numberOfItems":Q}, ...]}}, in order. */
+    static List<Ranked> entries(JsonNode body, String listField, String idField) {
         List<Ranked> entries = new ArrayList<>();
-        for (JsonNode entry : JSON.readTree(body).required("stores")) {
+        for (JsonNode entry : body.required(listField)) {
             entries.add(new Ranked(entry.required(idField).asInt(), entry.required("numberOfItems").asLong()));
         }
         return entries;

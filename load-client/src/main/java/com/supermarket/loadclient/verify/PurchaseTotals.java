@@ -18,9 +18,9 @@ import java.util.TreeSet;
  * The brute-force truth the GETs are checked against: the quantity of every item sold at every
  * store, and the purchases of every store, summed over purchases-service's database
  * ({@link #read}), and what store-service must answer from them: the top items of a store, the
- * top stores of an item (most first, ties by the lower id, only positive quantities: store-service's
- * {@code TopK} and purchase-api's merge of partitions) and each partition's state summary
- * ({@link #summary}). Not thread-safe: filled once, then read.
+ * top stores of an item, the chain's top items (most first, ties by the lower id, only positive
+ * quantities: store-service's {@code TopK} and purchase-api's merges of partitions) and each
+ * partition's state summary ({@link #summary}). Not thread-safe: filled once, then read.
  */
 final class PurchaseTotals {
 
@@ -135,6 +135,18 @@ final class PurchaseTotals {
         });
         all.sort(MOST_FIRST);
         return List.copyOf(all.subList(0, Math.min(limit, all.size())));
+    }
+
+    /** What was sold of {@code itemId} over every store. */
+    long soldOverall(int itemId) {
+        return storesByItem.getOrDefault(itemId, Map.of()).values().stream().mapToLong(Long::longValue).sum();
+    }
+
+    /** The {@code limit} items sold most over every store, as {@code GET /items/top} must answer. */
+    List<Ranked> topItems(int limit) {
+        Map<Integer, Long> overall = new HashMap<>();
+        storesByItem.forEach((item, stores) -> overall.put(item, soldOverall(item)));
+        return top(overall, limit);
     }
 
     /**

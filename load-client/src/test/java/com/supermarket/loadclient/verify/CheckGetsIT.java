@@ -50,7 +50,9 @@ class CheckGetsIT {
             "/items/top10/101", "{\"stores\":[{\"storeID\":1,\"numberOfItems\":3},{\"storeID\":2,\"numberOfItems\":3}]}",
             "/items/top10/202", "{\"stores\":[{\"storeID\":3,\"numberOfItems\":5},{\"storeID\":1,\"numberOfItems\":1},"
                     + "{\"storeID\":2,\"numberOfItems\":1}]}",
-            "/items/top10/303", "{\"stores\":[{\"storeID\":1,\"numberOfItems\":1}]}");
+            "/items/top10/303", "{\"stores\":[{\"storeID\":1,\"numberOfItems\":1}]}",
+            "/items/top", "{\"items\":[{\"itemID\":202,\"numberOfItems\":7},{\"itemID\":101,\"numberOfItems\":6},"
+                    + "{\"itemID\":303,\"numberOfItems\":1}],\"purchases\":4}");
 
     private static String jdbcUrl;
     private static TestServices.Database server;
@@ -58,6 +60,8 @@ class CheckGetsIT {
     /** What the fake answers instead of {@link #EXACT}, by path. */
     private static final Map<String, String> wrong = new ConcurrentHashMap<>();
     private static final Map<String, String> summaries = new ConcurrentHashMap<>();
+    /** The Authorization header of every request the fake received. */
+    private static final java.util.Queue<String> authorizations = new java.util.concurrent.ConcurrentLinkedQueue<>();
 
     @BeforeAll
     static void schemaAndPurchases() throws Exception {
@@ -116,6 +120,7 @@ class CheckGetsIT {
 
     private static void answer(HttpExchange exchange) throws IOException {
         String path = exchange.getRequestURI().getPath();
+        authorizations.add(String.valueOf(exchange.getRequestHeaders().getFirst("Authorization")));
         String body = summaries.containsKey(path) ? summaries.get(path)
                 : wrong.getOrDefault(path, EXACT.getOrDefault(path, "{\"stores\":[]}"));
         byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
@@ -141,6 +146,7 @@ class CheckGetsIT {
     void exactAnswers() {
         wrong.clear();
         summaries.clear();
+        authorizations.clear();
     }
 
     @Test
@@ -151,7 +157,35 @@ class CheckGetsIT {
         assertThat(outcome.out()).contains("database: 4 purchases, 6 (store, item) totals since 2023-11-14T22:13:20Z")
                 .containsPattern("GET /items/store/\\{id}: 5 stores checked \\(3 with sales\\) in [0-9.]+ s, 0 mismatches, 0 failed: exact")
                 .containsPattern("GET /items/top10/\\{id}: 5 items checked \\(3 with sales\\) in [0-9.]+ s, 0 mismatches, 0 failed: exact")
+                .contains("GET /items/top: 3 items, 4 purchases: exact", "GET /items/top?limit=1000: 3 items, 4 purchases: exact")
                 .endsWith("GETs exact against the purchases database\n");
+        assertThat(authorizations).as("no key without --till-keys").containsOnly("null");
+    }
+
+    @Test
+    void theChainsTopItemsAreCheckedWithThePurchasesCounted() {
+        wrong.put("/items/top", "{\"items\":[{\"itemID\":202,\"numberOfItems\":7},{\"itemID\":101,\"numberOfItems\":6}],"
+                + "\"purchases\":4}");
+        CommandOutcome missing = checkGets();
+        wrong.put("/items/top", EXACT.get("/items/top").replace("\"purchases\":4", "\"purchases\":5"));
+        CommandOutcome purchases = checkGets();
+
+        assertThat(missing.status()).isEqualTo(1);
+        assertThat(missing.out()).contains("GET /items/top: 2 items, 4 purchases: NOT EXACT: 2 entries, expected 3: missing item 303 x 1");
+        assertThat(purchases.status()).isEqualTo(1);
+        assertThat(purchases.out()).contains("GET /items/top: 3 items, 5 purchases: NOT EXACT: purchases 5, the database 4");
+    }
+
+    @Test
+    void theManagerKeyIsSentAndTheDatabasesTopItemsWritten(@org.junit.jupiter.api.io.TempDir Path dir) throws IOException {
+        Path keys = Files.writeString(dir.resolve("till-keys.txt"), "# scope key label\n1 tk_store_one till-1\nmanager tk_the_manager boss\n");
+        Path expected = dir.resolve("top-items.json");
+
+        CommandOutcome outcome = checkGets("--till-keys", keys.toString(), "--top-items-out", expected.toString());
+
+        assertThat(outcome.status()).as(outcome.toString()).isZero();
+        assertThat(authorizations).isNotEmpty().containsOnly("Bearer tk_the_manager");
+        assertThat(Files.readString(expected)).isEqualTo(EXACT.get("/items/top"));
     }
 
     @Test

@@ -6,6 +6,9 @@ public enum Access {
     PURCHASE,
     /** {@code GET /items/store/{storeID}}: the store's key or a manager key. */
     STORE_QUERY,
-    /** {@code GET /items/top10/{itemID}} and {@code /items/top5/{itemID}}: every store's figures, a manager key. */
+    /**
+     * {@code GET /items/top10/{itemID}}, {@code /items/top5/{itemID}} and {@code /items/top}
+     * (the chain's top items): every store's figures, a manager key.
+     */
     ITEM_QUERY
 }

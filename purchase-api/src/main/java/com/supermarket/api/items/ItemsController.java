@@ -24,9 +24,10 @@ import org.springframework.web.bind.annotation.RestController;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * The store queries: {@code GET /items/store/{storeID}} (top items at a store) and
+ * The store queries: {@code GET /items/store/{storeID}} (top items at a store),
  * {@code GET /items/top10/{itemID}} with its alias {@code /items/top5/{itemID}} (top stores for
- * an item), answered by store-service over RPC. A query's answer is written by the thread that
+ * an item) and {@code GET /items/top} (the chain's top items, with the purchases counted),
+ * answered by store-service over RPC. A query's answer is written by the thread that
  * receives the reply ({@link DeferredAnswer}); bad input is refused before anything is asked.
  * Thread-safe.
  */
@@ -40,6 +41,8 @@ class ItemsController {
     static final int DEFAULT_ITEMS_AT_STORE = 10;
     /** Entries of {@code /items/top10/{id}} without {@code ?limit}, as docs/api.md says. */
     static final int DEFAULT_STORES_FOR_ITEM = 5;
+    /** Entries of {@code /items/top} without {@code ?limit}, as docs/api.md says. */
+    static final int DEFAULT_CHAIN_ITEMS = 10;
 
     private final StoreQueryClient client;
     private final IdRanges platform;
@@ -60,12 +63,19 @@ class ItemsController {
     record Ranking<T>(List<T> stores) {
     }
 
+    /**
+     * The chain's top items, and the purchases store-service has counted over every store (what
+     * a reader samples over time for the purchases per minute).
+     */
+    record ChainRanking(List<ItemCount> items, long purchases) {
+    }
+
     @GetMapping("/items/store/{storeID}")
     void topItemsAtStore(@PathVariable("storeID") String storeId, @RequestParam(name = "limit", required = false) String limit,
                          HttpServletRequest request, HttpServletResponse response) {
         int id = id("storeID", storeId, platform.maxStores(), "store");
         answer(new StoreQuery(Kind.TOP_ITEMS_AT_STORE, id, limit(limit, DEFAULT_ITEMS_AT_STORE)),
-                entry -> new ItemCount(entry.id(), entry.quantity()), request, response);
+                reply -> new Ranking<>(reply.entries().stream().map(ItemsController::itemCount).toList()), request, response);
     }
 
     @GetMapping({"/items/top10/{itemID}", "/items/top5/{itemID}"})
@@ -73,7 +83,20 @@ class ItemsController {
                           HttpServletRequest request, HttpServletResponse response) {
         int id = id("itemID", itemId, platform.maxItemId(), "item");
         answer(new StoreQuery(Kind.TOP_STORES_FOR_ITEM, id, limit(limit, DEFAULT_STORES_FOR_ITEM)),
-                entry -> new StoreCount(entry.id(), entry.quantity()), request, response);
+                reply -> new Ranking<>(reply.entries().stream().map(entry -> new StoreCount(entry.id(), entry.quantity())).toList()),
+                request, response);
+    }
+
+    @GetMapping("/items/top")
+    void topItems(@RequestParam(name = "limit", required = false) String limit,
+                  HttpServletRequest request, HttpServletResponse response) {
+        answer(StoreQuery.topItems(limit(limit, DEFAULT_CHAIN_ITEMS)),
+                reply -> new ChainRanking(reply.entries().stream().map(ItemsController::itemCount).toList(),
+                        reply.purchases() == null ? 0 : reply.purchases()), request, response);
+    }
+
+    private static ItemCount itemCount(StoreQueryReply.Ranked entry) {
+        return new ItemCount(entry.id(), entry.quantity());
     }
 
     /**
@@ -81,12 +104,12 @@ class ItemsController {
      * or the deadline's timer): the request's own thread does not wait for the reply
      * ({@link DeferredAnswer}). The client's deadline settles every query.
      */
-    private <T> void answer(StoreQuery query, Function<StoreQueryReply.Ranked, T> entry,
-                            HttpServletRequest request, HttpServletResponse response) {
+    private void answer(StoreQuery query, Function<StoreQueryReply, Object> body,
+                        HttpServletRequest request, HttpServletResponse response) {
         DeferredAnswer answer = new DeferredAnswer(request, response, json);
         client.query(query).whenComplete((reply, error) -> answer.send(() -> {
             if (error == null) {
-                return answerOf(reply, entry);
+                return answerOf(reply, body);
             }
             if (error instanceof StoreQueryFailedException failure) {
                 return failed(failure);
@@ -96,9 +119,9 @@ class ItemsController {
         }));
     }
 
-    private <T> ResponseEntity<?> answerOf(StoreQueryReply reply, Function<StoreQueryReply.Ranked, T> entry) {
+    private ResponseEntity<?> answerOf(StoreQueryReply reply, Function<StoreQueryReply, Object> body) {
         return switch (reply.status()) {
-            case OK -> ResponseEntity.ok(new Ranking<>(reply.entries().stream().map(entry).toList()));
+            case OK -> ResponseEntity.ok(body.apply(reply));
             case NOT_FOUND -> failed(new StoreQueryFailedException(404, orDefault(reply.message(), "not found")));
             case BAD_REQUEST -> failed(new StoreQueryFailedException(400, orDefault(reply.message(), "bad request")));
         };

@@ -44,7 +44,8 @@ import org.springframework.stereotype.Component;
  * partitions ({@link StorePartition}), each counting its stores only. The top items of a store
  * are asked of the partition owning the store; the top stores of an item are asked of every
  * partition at once and their lists merged ({@link TopStores}), exact because each store is
- * counted by one partition only. A partition that does not answer in time, or whose query queue
+ * counted by one partition only; the chain's top items are merged from every partition's item
+ * totals in up to three rounds ({@link TopItems}). A partition that does not answer in time, or whose query queue
  * does not exist (the request is published mandatory, and returned), fails the query, naming the
  * partition: an answer is whole or not given.
  *
@@ -194,23 +195,41 @@ class StoreQueryClient implements DisposableBean {
     }
 
     /**
-     * Asks {@code query} of the partition owning its store, or of every partition for the top
-     * stores of an item, merged. The future completes exactly once, on the thread that settles
-     * it (a lane, the deadline's timer, or this one when the query is refused at once): with a
-     * reply that has a status, or with a {@link StoreQueryFailedException} naming the partition
-     * when there are several: 504 when no reply came in time, 503 when the broker cannot be
-     * reached, the partition's query queue does not exist or too many queries wait, 502 when the
-     * reply is unreadable or carries no status. It never outlives the reply timeout.
+     * Asks {@code query} of the partition owning its store; the top stores of an item of every
+     * partition, merged ({@link TopStores}); the chain's top items ({@link StoreQuery.Kind#TOP_ITEMS})
+     * of every partition in up to three rounds ({@link TopItems}). The future completes exactly
+     * once, on the thread that settles it (a lane, the deadline's timer, or this one when the
+     * query is refused at once): with a reply that has a status, or with a
+     * {@link StoreQueryFailedException} naming the partition when there are several: 504 when no
+     * reply came in time, 503 when the broker cannot be reached, the partition's query queue does
+     * not exist or too many queries wait, 502 when the reply is unreadable or carries no status.
+     * It never outlives the reply timeout, all rounds together.
+     *
+     * @throws IllegalArgumentException for the kinds {@link TopItems} asks of one partition itself
      */
     CompletableFuture<StoreQueryReply> query(StoreQuery query) {
-        if (query.kind() == StoreQuery.Kind.TOP_ITEMS_AT_STORE) {
-            return ask(query, StorePartition.ownerOf(query.id(), partitions));
-        }
-        List<CompletableFuture<StoreQueryReply>> replies = new ArrayList<>(partitions);
-        for (int partition = 0; partition < partitions; partition++) {
-            replies.add(ask(query, partition));
-        }
-        return TopStores.merged(replies, query.limit());
+        return switch (query.kind()) {
+            case TOP_ITEMS_AT_STORE -> ask(query, StorePartition.ownerOf(query.id(), partitions));
+            case TOP_STORES_FOR_ITEM -> {
+                List<CompletableFuture<StoreQueryReply>> replies = new ArrayList<>(partitions);
+                for (int partition = 0; partition < partitions; partition++) {
+                    replies.add(ask(query, partition));
+                }
+                yield TopStores.merged(replies, query.limit());
+            }
+            case TOP_ITEMS -> {
+                CompletableFuture<StoreQueryReply> merged = TopItems.merged(partitions, query.limit(), this::ask);
+                // Each round's queries have the whole reply timeout: the answer of several rounds does not.
+                if (partitions > 1) {
+                    deadlines.expire(merged, properties.replyTimeout(), () -> merged.completeExceptionally(
+                            new StoreQueryFailedException(504, "the store partitions did not answer the chain's top items within "
+                                    + properties.replyTimeout().toMillis() + " ms; retry later")));
+                }
+                yield merged;
+            }
+            case ITEMS_SOLD_AT_LEAST, ITEM_TOTALS ->
+                    throw new IllegalArgumentException(query.kind() + " is asked of one partition by TopItems, not answered alone");
+        };
     }
 
     /** Queues {@code query} for a lane of {@code partition}. */

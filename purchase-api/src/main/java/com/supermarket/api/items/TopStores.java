@@ -29,17 +29,7 @@ final class TopStores {
         if (replies.size() == 1) {
             return replies.getFirst();
         }
-        CompletableFuture<StoreQueryReply> merged = new CompletableFuture<>();
-        for (CompletableFuture<StoreQueryReply> reply : replies) {
-            reply.whenComplete((answer, failure) -> {
-                if (failure != null) {
-                    merged.completeExceptionally(failure);
-                }
-            });
-        }
-        CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new))
-                .thenRun(() -> merged.complete(merge(replies.stream().map(CompletableFuture::join).toList(), limit)));
-        return merged;
+        return PartitionReplies.then(replies, all -> CompletableFuture.completedFuture(merge(all, limit)));
     }
 
     /**

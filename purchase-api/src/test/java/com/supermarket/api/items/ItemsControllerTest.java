@@ -75,12 +75,25 @@ class ItemsControllerTest {
     }
 
     @Test
+    void mapsTheChainsTopItemsWithTheDefaultLimitAndThePurchasesCounted() throws Exception {
+        when(client.query(StoreQuery.topItems(10)))
+                .thenReturn(completedFuture(StoreQueryReply.ok(List.of(new Ranked(101, 42), new Ranked(5, 3)), 1234)));
+
+        mvc.perform(get("/items/top"))
+                .andExpect(status().isOk())
+                .andExpect(content().json("{\"items\":[{\"itemID\":101,\"numberOfItems\":42},{\"itemID\":5,\"numberOfItems\":3}],"
+                        + "\"purchases\":1234}", org.springframework.test.json.JsonCompareMode.STRICT));
+    }
+
+    @Test
     void passesTheRequestedLimit() throws Exception {
         when(client.query(any())).thenReturn(completedFuture(StoreQueryReply.ok(List.of())));
 
         mvc.perform(get("/items/store/3?limit=1000")).andExpect(status().isOk()).andExpect(content().json("{\"stores\":[]}"));
 
         verify(client).query(new StoreQuery(Kind.TOP_ITEMS_AT_STORE, 3, 1000));
+        mvc.perform(get("/items/top?limit=1")).andExpect(status().isOk());
+        verify(client).query(StoreQuery.topItems(1));
     }
 
     @ParameterizedTest(name = "{0} -> {1}")
@@ -94,6 +107,9 @@ class ItemsControllerTest {
             "/items/store/1?limit=0   | 400 | limit must be within 1..1000, not 0",
             "/items/store/1?limit=1001 | 400 | limit must be within 1..1000, not 1001",
             "/items/top10/1?limit=ten | 400 | limit 'ten' is not an integer",
+            "/items/top?limit=0       | 400 | limit must be within 1..1000, not 0",
+            "/items/top?limit=1001    | 400 | limit must be within 1..1000, not 1001",
+            "/items/top?limit=        | 400 | limit '' is not an integer",
     })
     void rejectsBadIdsAndLimitsWithoutAskingTheStoreService(String path, int status, String message) throws Exception {
         mvc.perform(get(path))
@@ -142,6 +158,20 @@ class ItemsControllerTest {
         assertThat(result.getResponse().getContentType()).isEqualTo("application/json");
         assertThat(result.getResponse().getContentAsString()).isEqualTo("{\"stores\":[{\"storeID\":12,\"numberOfItems\":7}]}");
         assertThat(result.getRequest().isAsyncStarted()).as("the request completed").isFalse();
+    }
+
+    @Test
+    void mapsTheChainsFailuresAsTheOtherGets() throws Exception {
+        when(client.query(StoreQuery.topItems(10)))
+                .thenReturn(failedFuture(new StoreQueryFailedException(504, "the store partitions did not answer")));
+        when(client.query(StoreQuery.topItems(3)))
+                .thenReturn(failedFuture(new StoreQueryFailedException(502, "store-service sent an unreadable reply")));
+
+        mvc.perform(get("/items/top")).andExpect(status().isGatewayTimeout())
+                .andExpect(header().string("Retry-After", "1"))
+                .andExpect(jsonPath("$.message").value("the store partitions did not answer"));
+        mvc.perform(get("/items/top?limit=3")).andExpect(status().isBadGateway())
+                .andExpect(jsonPath("$.message").value("store-service sent an unreadable reply"));
     }
 
     @Test

@@ -51,5 +51,9 @@ class ItemsControllerWithTillAuthTest extends ItemsControllerTest {
                 .andExpect(jsonPath("$.message").value("the figures of every store need a manager key"));
         mvc.perform(get("/items/top5/5").header("Authorization", "Bearer tk_contract_7")).andExpect(status().isForbidden());
         mvc.perform(get("/items/top5/5").header("Authorization", "Bearer tk_unknown")).andExpect(status().isUnauthorized());
+        mvc.perform(get("/items/top").header("Authorization", "Bearer tk_contract_7"))
+                .andExpect(status().isForbidden())
+                .andExpect(jsonPath("$.message").value("the figures of every store need a manager key"));
+        mvc.perform(get("/items/top").header("Authorization", "Bearer tk_unknown")).andExpect(status().isUnauthorized());
     }
 }

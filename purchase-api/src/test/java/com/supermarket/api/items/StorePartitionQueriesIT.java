@@ -39,7 +39,8 @@ import org.springframework.test.context.DynamicPropertySource;
  * The GETs over two store partitions, on the real broker: a test responder per partition, a
  * plain AMQP consumer on the partition's query queue answering from the partition's share of one
  * table of counts as store-service does (and refusing a store it does not own). A store's top
- * items come from its owner; an item's top stores are the brute-force ranking over every store;
+ * items come from its owner; an item's top stores, and the chain's top items, are the brute-force
+ * ranking over every store;
  * a partition that stops answering, or whose queue is gone, fails the GETs that need it, naming
  * it, while the other partition's stores are still answered.
  */
@@ -117,6 +118,21 @@ class StorePartitionQueriesIT extends ServedApiTest {
     }
 
     private static StoreQueryReply answer(StoreQuery query, StorePartition partition) {
+        switch (query.kind()) {
+            case TOP_ITEMS -> {
+                return StoreQueryReply.ok(itemTotals(partition::owns).stream().limit(query.limit()).toList(), 1000L + partition.index());
+            }
+            case ITEMS_SOLD_AT_LEAST -> {
+                return StoreQueryReply.ok(itemTotals(partition::owns).stream().filter(item -> item.quantity() >= query.atLeast()).toList());
+            }
+            case ITEM_TOTALS -> {
+                Map<Integer, Long> totals = itemTotals(partition::owns).stream().collect(Collectors.toMap(Ranked::id, Ranked::quantity));
+                return StoreQueryReply.ok(query.items().stream().map(item -> new Ranked(item, totals.getOrDefault(item, 0L))).toList());
+            }
+            default -> {
+                // the public rankings, below
+            }
+        }
         if (query.kind() == Kind.TOP_ITEMS_AT_STORE) {
             if (!partition.owns(query.id())) {
                 return StoreQueryReply.badRequest("store " + query.id() + " is not counted by " + partition);
@@ -137,6 +153,18 @@ class StorePartitionQueriesIT extends ServedApiTest {
             }
         }
         return ranked.stream().sorted(mostFirst()).limit(limit).toList();
+    }
+
+    /** Every item the stores sold, over them all, most first. */
+    private static List<Ranked> itemTotals(java.util.function.IntPredicate stores) {
+        Map<Integer, Long> totals = new java.util.HashMap<>();
+        for (int store = 1; store <= STORES; store++) {
+            if (stores.test(store)) {
+                sold.get(store).forEach((item, quantity) -> totals.merge(item, quantity, Long::sum));
+            }
+        }
+        return totals.entrySet().stream().filter(item -> item.getValue() > 0).map(item -> new Ranked(item.getKey(), item.getValue()))
+                .sorted(mostFirst()).toList();
     }
 
     private static Comparator<Ranked> mostFirst() {
@@ -179,6 +207,20 @@ class StorePartitionQueriesIT extends ServedApiTest {
     }
 
     @Test
+    void theChainsTopItemsAreTheBruteForceRankingOverEveryPartition() {
+        for (int limit : new int[] {1, 3, ITEMS, 1000}) {
+            String expected = itemTotals(store -> true).stream().limit(limit)
+                    .map(ranked -> "{\"itemID\":" + ranked.id() + ",\"numberOfItems\":" + ranked.quantity() + "}")
+                    .collect(Collectors.joining(",", "{\"items\":[", "],\"purchases\":2001}"));
+
+            HttpResponse<String> response = api.get("/items/top?limit=" + limit);
+
+            assertThat(response.statusCode()).isEqualTo(200);
+            assertThat(response.body()).as("limit %d", limit).isEqualTo(expected);
+        }
+    }
+
+    @Test
     void aSilentPartitionFailsTheGetsThatNeedItNamingItAndOnlyThose() throws Exception {
         Channel partitionOne = responders.get(1);
         partitionOne.close();
@@ -186,7 +228,10 @@ class StorePartitionQueriesIT extends ServedApiTest {
             HttpResponse<String> top = api.get("/items/top5/3");
             HttpResponse<String> oddStore = api.get("/items/store/7");
             HttpResponse<String> evenStore = api.get("/items/store/8");
+            HttpResponse<String> chain = api.get("/items/top");
 
+            assertThat(chain.statusCode()).isEqualTo(504);
+            assertThat(chain.body()).contains("did not answer", "within 1000 ms");
             assertThat(top.statusCode()).isEqualTo(504);
             assertThat(top.body()).contains("store-service partition 1 of 2 (queue store.queries.p1) did not answer within 1000 ms");
             assertThat(oddStore.statusCode()).isEqualTo(504);

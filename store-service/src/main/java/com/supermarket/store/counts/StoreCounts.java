@@ -8,7 +8,9 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.time.InstantSource;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -31,6 +33,9 @@ import org.slf4j.LoggerFactory;
  * full 100,000 x 1,024 with every store selling, the rows take 1,024 x 400 KB = <b>410 MB</b>,
  * plus each store's dedup window (28 bytes per id: 4,096 ids x 1,024 stores = 117 MB),
  * <b>527 MB</b> in all ({@link #bytesWhenFull}). A store with no sales costs one null reference.
+ * Beside the rows, each item's total over every store ({@code long[maxItemId]}, 800 KB), kept
+ * up to date as lines are added, so the items sold most over all the stores
+ * ({@link #topItems}) is one scan of 100,000 totals rather than of every row.
  * {@code int} cells rather than {@code long} halve the memory; a cell saturates at {@link Integer#MAX_VALUE} instead
  * of wrapping (2.1 billion units of one item at one store, far beyond any real till).
  *
@@ -43,7 +48,9 @@ import org.slf4j.LoggerFactory;
  * items are read under its lock (a copy of at most {@link #LEADERS} entries), so they are exact
  * as of the last whole purchase. The scans take no lock: each cell is written and read with
  * opaque (atomic, eventually visible) access, so a scan sees every cell exactly as of some moment
- * during it; a purchase being applied concurrently may be seen in part.
+ * during it; a purchase being applied concurrently may be seen in part. An item's total is
+ * added to atomically (stores of different locks add to the same item), after the store's cell,
+ * under the store's lock: once purchases stop, every total is the sum of its cells.
  *
  * <h2>Dedup horizon</h2>
  * A purchase id may come again long after its first delivery: a till that retries under the same
@@ -61,9 +68,13 @@ import org.slf4j.LoggerFactory;
 public final class StoreCounts {
 
     private static final VarHandle CELL = MethodHandles.arrayElementVarHandle(int[].class);
+    private static final VarHandle TOTAL = MethodHandles.arrayElementVarHandle(long[].class);
     private static final Logger log = LoggerFactory.getLogger(StoreCounts.class);
     /** Times of the dedup window are kept as seconds since 2020-01-01 in an int (until 2088). */
     private static final long EPOCH_SECONDS = 1_577_836_800L;
+
+    private static final Comparator<Ranked> MOST_FIRST =
+            Comparator.comparingLong(Ranked::quantity).reversed().thenComparingInt(Ranked::id);
 
     /**
      * How many leading items each store keeps up to date: {@code topItemsAtStore} up to this
@@ -78,6 +89,8 @@ public final class StoreCounts {
     private final long dedupHorizonSeconds;
     private final InstantSource clock;
     private final AtomicReferenceArray<StoreRow> rows;
+    /** Each item's quantity over every store, index = item id - 1; added to with {@link #TOTAL}. */
+    private final long[] itemTotals;
     private final LongAdder forgottenEarly = new LongAdder();
     private final AtomicBoolean warnedOfEarlyForgetting = new AtomicBoolean();
 
@@ -108,13 +121,14 @@ public final class StoreCounts {
         this.dedupHorizonSeconds = dedupHorizon.toSeconds();
         this.clock = clock;
         this.rows = new AtomicReferenceArray<>(maxStores);
+        this.itemTotals = new long[maxItemId];
     }
 
-    /** The heap the counts take once every store has a row: rows plus dedup windows. */
+    /** The heap the counts take once every store has a row: rows plus dedup windows, and the items' totals. */
     public static long bytesWhenFull(int maxStores, int maxItemId, int dedupWindowPerStore) {
         long row = 16L + 4L * maxItemId + 16L + 4L * LEADERS;
         long window = 4 * 16L + 20L * dedupWindowPerStore + 4L * 2 * Integer.highestOneBit(Math.max(1, dedupWindowPerStore * 2 - 1));
-        return (long) maxStores * (row + window);
+        return (long) maxStores * (row + window) + 16L + 8L * maxItemId;
     }
 
     public int maxStores() {
@@ -199,7 +213,8 @@ public final class StoreCounts {
             forgottenAt = row.recent.forgottenAt();
             row.purchases++;
             for (int i = 0; i < itemIds.length; i++) {
-                row.add(itemIds[i] - 1, quantities[i]);
+                int index = itemIds[i] - 1;
+                TOTAL.getAndAdd(itemTotals, index, (long) row.add(index, quantities[i]));
             }
         }
         if (forgottenAt != RecentIds.NOTHING_FORGOTTEN && now - forgottenAt < dedupHorizonSeconds) {
@@ -298,6 +313,48 @@ public final class StoreCounts {
         return top.toList();
     }
 
+    /** The quantity of {@code itemId} sold over every store. */
+    public long itemTotal(int itemId) {
+        requireItem(itemId);
+        return (long) TOTAL.getOpaque(itemTotals, itemId - 1);
+    }
+
+    /**
+     * The {@code limit} items sold most over every store, most first, ties by lower item id; only
+     * items with sales. One pass over the items' totals.
+     */
+    public List<Ranked> topItems(int limit) {
+        TopK top = new TopK(limit); // refuses a limit below 1
+        long threshold = 0;
+        for (int i = 0; i < itemTotals.length; i++) {
+            long total = (long) TOTAL.getOpaque(itemTotals, i);
+            if (total > threshold) {
+                top.offer(i + 1, total);
+                threshold = top.threshold();
+            }
+        }
+        return top.toList();
+    }
+
+    /**
+     * Every item sold at least {@code atLeast} times over every store, most first, ties by lower
+     * item id. One pass over the items' totals; as long as the items that qualify.
+     */
+    public List<Ranked> itemsSoldAtLeast(long atLeast) {
+        if (atLeast < 1) {
+            throw new IllegalArgumentException("atLeast must be at least 1: " + atLeast);
+        }
+        List<Ranked> sold = new ArrayList<>();
+        for (int i = 0; i < itemTotals.length; i++) {
+            long total = (long) TOTAL.getOpaque(itemTotals, i);
+            if (total >= atLeast) {
+                sold.add(new Ranked(i + 1, total));
+            }
+        }
+        sold.sort(MOST_FIRST);
+        return sold;
+    }
+
     /** Hands every store that has a row to {@code sink}, each copied under its store's lock. */
     public void snapshotTo(SnapshotSink sink) {
         snapshotTo(storeId -> { }, sink);
@@ -344,6 +401,12 @@ public final class StoreCounts {
         }
         StoreRow row = row(storeId);
         synchronized (row) {
+            for (int index = 0; index < maxItemId; index++) {
+                int count = index < itemCounts.length ? itemCounts[index] : 0;
+                if (count != row.counts[index]) {
+                    TOTAL.getAndAdd(itemTotals, index, (long) count - row.counts[index]);
+                }
+            }
             // A plain copy: restoring happens before consumers and queries start, and starting
             // them happens-after it.
             System.arraycopy(itemCounts, 0, row.counts, 0, itemCounts.length);
@@ -410,11 +473,16 @@ public final class StoreCounts {
             recent = new RecentIds(dedupWindow);
         }
 
-        /** Caller holds the row's monitor, so read-add-write needs no atomic instruction. */
-        void add(int index, int quantity) {
-            int count = (int) Math.min((long) counts[index] + quantity, Integer.MAX_VALUE);
+        /**
+         * Caller holds the row's monitor, so read-add-write needs no atomic instruction. Returns
+         * what was added: {@code quantity}, less once the cell saturates.
+         */
+        int add(int index, int quantity) {
+            int before = counts[index];
+            int count = (int) Math.min((long) before + quantity, Integer.MAX_VALUE);
             CELL.setOpaque(counts, index, count);
             promote(index, count);
+            return count - before;
         }
 
         /** Caller holds the monitor: the item at {@code index} has just reached {@code count}. */

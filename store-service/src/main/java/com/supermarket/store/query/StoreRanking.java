@@ -5,6 +5,7 @@ import com.supermarket.contract.StorePartition;
 import com.supermarket.contract.StoreQueries;
 import com.supermarket.contract.StoreQuery;
 import com.supermarket.contract.StoreQueryReply;
+import com.supermarket.contract.StoreQueryReply.Ranked;
 import com.supermarket.contract.WireFormat;
 import com.supermarket.store.counts.StoreCounts;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -15,6 +16,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.springframework.stereotype.Component;
 
 /**
@@ -90,20 +92,47 @@ class StoreRanking {
     }
 
     private StoreQueryReply rank(StoreQuery query) {
-        if (!StoreQuery.isValidLimit(query.limit())) {
-            return StoreQueryReply.badRequest("limit must be between 1 and " + StoreQuery.MAX_LIMIT + ": " + query.limit());
-        }
         return switch (query.kind()) {
-            case TOP_ITEMS_AT_STORE -> !counts.isKnownStore(query.id())
+            case TOP_ITEMS_AT_STORE -> limited(query, () -> !counts.isKnownStore(query.id())
                     ? StoreQueryReply.notFound("store " + query.id() + " not found: stores are 1.." + counts.maxStores())
                     : partition.owns(query.id()) ? StoreQueryReply.ok(counts.topItemsAtStore(query.id(), query.limit()))
                     // Never an empty answer for a store counted elsewhere: the asker disagrees on STORE_PARTITIONS.
                     : StoreQueryReply.badRequest("store " + query.id() + " belongs to store partition "
                             + StorePartition.ownerOf(query.id(), partition.partitions()) + ", not to this " + partition
-                            + ": do purchase-api and store-service agree on STORE_PARTITIONS?");
-            case TOP_STORES_FOR_ITEM -> counts.isKnownItem(query.id())
+                            + ": do purchase-api and store-service agree on STORE_PARTITIONS?"));
+            case TOP_STORES_FOR_ITEM -> limited(query, () -> counts.isKnownItem(query.id())
                     ? StoreQueryReply.ok(counts.topStoresForItem(query.id(), query.limit()))
-                    : StoreQueryReply.notFound("item " + query.id() + " not found: items are 1.." + counts.maxItemId());
+                    : StoreQueryReply.notFound("item " + query.id() + " not found: items are 1.." + counts.maxItemId()));
+            case TOP_ITEMS -> limited(query, () -> {
+                // Read before the items: the purchases never run ahead of the quantities beside them.
+                long purchases = counts.purchases();
+                return StoreQueryReply.ok(counts.topItems(query.limit()), purchases);
+            });
+            case ITEMS_SOLD_AT_LEAST -> query.atLeast() == null || query.atLeast() < 1
+                    ? StoreQueryReply.badRequest("atLeast must be at least 1: " + query.atLeast())
+                    : StoreQueryReply.ok(counts.itemsSoldAtLeast(query.atLeast()));
+            case ITEM_TOTALS -> itemTotals(query.items());
         };
+    }
+
+    /** {@code answer}'s reply when the query's limit is one a query may ask for, else {@code BAD_REQUEST}. */
+    private static StoreQueryReply limited(StoreQuery query, Supplier<StoreQueryReply> answer) {
+        return StoreQuery.isValidLimit(query.limit()) ? answer.get()
+                : StoreQueryReply.badRequest("limit must be between 1 and " + StoreQuery.MAX_LIMIT + ": " + query.limit());
+    }
+
+    private StoreQueryReply itemTotals(List<Integer> items) {
+        if (items == null || items.isEmpty() || items.size() > counts.maxItemId()) {
+            return StoreQueryReply.badRequest("items must name 1.." + counts.maxItemId() + " items: "
+                    + (items == null ? "none" : items.size()));
+        }
+        List<Ranked> totals = new ArrayList<>(items.size());
+        for (int item : items) {
+            if (!counts.isKnownItem(item)) {
+                return StoreQueryReply.notFound("item " + item + " not found: items are 1.." + counts.maxItemId());
+            }
+            totals.add(new Ranked(item, counts.itemTotal(item)));
+        }
+        return StoreQueryReply.ok(totals);
     }
 }

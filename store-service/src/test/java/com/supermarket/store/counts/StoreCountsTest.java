@@ -148,6 +148,27 @@ class StoreCountsTest {
                         .isEqualTo(TopKTest.bruteForce(byStore, limit));
             }
         }
+        long[] overAllStores = new long[items];
+        for (long[] store : oracle) {
+            for (int item = 0; item < items; item++) {
+                overAllStores[item] += store[item];
+            }
+        }
+        for (StoreCounts answering : List.of(counts, restored)) {
+            for (int limit : new int[] {1, 10, 299, 300, 1000}) {
+                assertThat(answering.topItems(limit)).as("top %d items", limit).isEqualTo(TopKTest.bruteForce(overAllStores, limit));
+            }
+            for (int item = 1; item <= items; item++) {
+                assertThat(answering.itemTotal(item)).as("item %d", item).isEqualTo(overAllStores[item - 1]);
+            }
+            for (long atLeast : new long[] {1, 40, 41, 1_000_000}) {
+                List<Ranked> expected = TopKTest.bruteForce(overAllStores, items).stream()
+                        .filter(ranked -> ranked.quantity() >= atLeast).toList();
+                assertThat(answering.itemsSoldAtLeast(atLeast)).as("at least %d", atLeast).isEqualTo(expected);
+            }
+        }
+        assertThat(counts.itemsSoldAtLeast(41)).as("a threshold within the ranking").isNotEmpty()
+                .hasSizeLessThan(counts.itemsSoldAtLeast(1).size());
         // The rankings must actually contain ties, also at the edge of the kept leading items,
         // and stores with more items than are kept, for this test to mean something.
         List<Long> ranked = counts.topItemsAtStore(1, 400).stream().map(Ranked::quantity).toList();
@@ -210,12 +231,39 @@ class StoreCountsTest {
 
         assertThat(outcomes.get(Outcome.APPLIED)).hasValue(purchases.size());
         assertThat(outcomes.get(Outcome.DUPLICATE)).hasValue(purchases.size());
-        for (int store = 1; store <= stores; store++) {
-            for (int item = 1; item <= items; item++) {
+        for (int item = 1; item <= items; item++) {
+            long total = 0;
+            for (int store = 1; store <= stores; store++) {
                 assertThat(counts.count(store, item)).as("store %d item %d", store, item)
                         .isEqualTo(expected[store - 1][item - 1]);
+                total += expected[store - 1][item - 1];
             }
+            assertThat(counts.itemTotal(item)).as("item %d over every store", item).isEqualTo(total);
         }
+    }
+
+    @Test
+    void anItemsTotalAddsWhatItsSaturatedCellsKept() {
+        StoreCounts counts = new StoreCounts(2, 3, 8);
+        counts.apply(purchase(1, new PurchaseItem(2, Integer.MAX_VALUE - 1)));
+        counts.apply(purchase(1, new PurchaseItem(2, 5)));
+        counts.apply(purchase(2, new PurchaseItem(2, 7)));
+
+        assertThat(counts.count(1, 2)).isEqualTo(Integer.MAX_VALUE);
+        assertThat(counts.itemTotal(2)).isEqualTo(Integer.MAX_VALUE + 7L);
+        assertThat(counts.topItems(1)).containsExactly(new Ranked(2, Integer.MAX_VALUE + 7L));
+    }
+
+    @Test
+    void aStoreRestoredOverItsCountsLeavesTheItemsTotalsEqualToTheRows() {
+        StoreCounts counts = new StoreCounts(2, 4, 8);
+        counts.apply(purchase(1, new PurchaseItem(1, 5), new PurchaseItem(2, 1)));
+        counts.apply(purchase(2, new PurchaseItem(1, 2)));
+
+        counts.restoreStore(1, new int[] {0, 3, 4}, 1, List.of());
+
+        assertThat(counts.topItems(10)).containsExactly(new Ranked(3, 4), new Ranked(2, 3), new Ranked(1, 2));
+        assertThatIllegalArgumentException().isThrownBy(() -> counts.itemsSoldAtLeast(0));
     }
 
     @Test

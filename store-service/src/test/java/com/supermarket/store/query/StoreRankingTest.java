@@ -49,6 +49,31 @@ class StoreRankingTest {
     }
 
     @Test
+    void answersThePartitionsItemRankingsOverEveryStoreWithItsPurchases() {
+        counts.apply(new Purchase(UUID.randomUUID(), 3, 3000, LocalDate.of(2021, 1, 1),
+                List.of(new PurchaseItem(9, 2), new PurchaseItem(4, 2), new PurchaseItem(5, 1)), Instant.EPOCH));
+        counts.apply(new Purchase(UUID.randomUUID(), 6, 6000, LocalDate.of(2021, 1, 1),
+                List.of(new PurchaseItem(5, 4)), Instant.EPOCH));
+
+        assertThat(ask(ranking, StoreQuery.topItems(2))).isEqualTo(StoreQueryReply.ok(
+                List.of(new Ranked(5, 5), new Ranked(4, 2)), 2));
+        assertThat(ask(ranking, StoreQuery.itemsSoldAtLeast(2))).isEqualTo(StoreQueryReply.ok(
+                List.of(new Ranked(5, 5), new Ranked(4, 2), new Ranked(9, 2))));
+        assertThat(ask(ranking, StoreQuery.itemTotals(List.of(9, 1, 5)))).isEqualTo(StoreQueryReply.ok(
+                List.of(new Ranked(9, 2), new Ranked(1, 0), new Ranked(5, 5))));
+        assertThat(registry.get("store.queries").tag("kind", "TOP_ITEMS").tag("status", "OK").timer().count()).isEqualTo(1);
+    }
+
+    @Test
+    void theItemRankingsRefuseWhatTheyCannotAnswer() {
+        assertThat(ask(ranking, StoreQuery.topItems(0)).status()).isEqualTo(Status.BAD_REQUEST);
+        assertThat(ask(ranking, StoreQuery.itemsSoldAtLeast(0)).message()).contains("atLeast must be at least 1");
+        assertThat(ask(ranking, new StoreQuery(Kind.ITEMS_SOLD_AT_LEAST, 0, 0)).status()).isEqualTo(Status.BAD_REQUEST);
+        assertThat(ask(ranking, new StoreQuery(Kind.ITEM_TOTALS, 0, 0)).message()).contains("items must name");
+        assertThat(ask(ranking, StoreQuery.itemTotals(List.of(3, 101))).message()).contains("item 101", "1..100");
+    }
+
+    @Test
     void aStoreOfAnotherPartitionIsRefusedNeverAnsweredEmpty() {
         StoreRanking secondOfTwo = new StoreRanking(counts, new StorePartition(1, 2), registry);
 
