@@ -16,6 +16,7 @@
 #   --rounds N     rounds (default 2)
 #   --run-dir DIR  output folder (default runs/compare-<UTC time>): compare.md, and per commit
 #                  and round the benchmark's own folder with pipeline.csv beside its files
+#   --build-only   build each REF's worktree (what a later comparison reuses) and stop
 #   -h, --help     this help
 # REF: anything git names a commit by (a hash, a branch, HEAD~3); the working tree's uncommitted
 # changes are not part of any REF. The benchmark options (default --stores 256
@@ -38,12 +39,14 @@ fi
 
 rounds=2
 run_dir=""
+build_only=false
 refs=()
 bench=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --rounds) rounds="$2"; shift 2 ;;
     --run-dir) run_dir="$2"; shift 2 ;;
+    --build-only) build_only=true; shift ;;
     --) shift; bench=("$@"); break ;;
     -*) echo "unknown option: $1 (see --help)" >&2; exit 1 ;;
     *) refs+=("$1"); shift ;;
@@ -98,6 +101,7 @@ for ref in "${refs[@]}"; do
   fi
   shas+=("$sha")
 done
+[[ "$build_only" == false ]] || { log "built: ${refs[*]}"; exit 0; }
 {
   echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo "host: $(uname -srm), $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GB; load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
