@@ -435,6 +435,21 @@ class HelmChartTest {
     }
 
     @Test
+    void theCopiesOfAPartitionFindEachOtherBeforeAnyIsReadyAndEveryPartitionStartsAtOnce() {
+        // A copy is Ready only once its counts are recovered, and a copy with an empty volume asks the
+        // others before it is: a fresh install deadlocks unless each pod's name resolves while not
+        // Ready and every pod of every partition is created without waiting for the one before it.
+        List<HasMetadata> objects = HelmChart.objects(HelmChart.template(null, Map.of(
+                "storeService.partitions", "2", "storeService.copies", "2")));
+        Service headless = ofKind(objects, Service.class).stream()
+                .filter(s -> s.getMetadata().getName().equals("supermarket-store-service")).findFirst().orElseThrow();
+
+        assertThat(headless.getSpec().getPublishNotReadyAddresses()).as("peer names before Ready").isTrue();
+        assertThat(ofKind(objects, StatefulSet.class)).hasSize(2).allSatisfy(set -> assertThat(
+                set.getSpec().getPodManagementPolicy()).as(set.getMetadata().getName()).isEqualTo("Parallel"));
+    }
+
+    @Test
     void aDrainNeverTakesTwoStoreServicePodsAndTheCopiesOfAPartitionSpreadOverZonesAndNodes() {
         List<HasMetadata> objects = HelmChart.objects(HelmChart.template(null, Map.of(
                 "storeService.partitions", "4", "storeService.copies", "2")));
