@@ -41,11 +41,20 @@ class HelmChartTest {
 
     private static final List<String> SERVICES = List.of("purchase-api", "store-service", "purchases-service");
 
-    /** The default values (null) and each instance-size preset. */
+    /** The default values (null) and each preset, the local one included. */
     static Stream<Arguments> valuesFiles() {
+        return presets(HelmChart.valuesFiles());
+    }
+
+    /** The default values (null) and each EKS preset: behind an ALB, on Terraform's nodes and classes. */
+    static Stream<Arguments> eksValuesFiles() {
+        return presets(HelmChart.eksValuesFiles());
+    }
+
+    private static Stream<Arguments> presets(List<Path> files) {
         List<Arguments> variants = new ArrayList<>();
         variants.add(Arguments.of("values.yaml", null));
-        for (Path file : HelmChart.valuesFiles()) {
+        for (Path file : files) {
             variants.add(Arguments.of(file.getFileName().toString(), file));
         }
         return variants.stream();
@@ -61,13 +70,13 @@ class HelmChartTest {
     }
 
     @Test
-    void offersTheMicroAndXlargePresets() {
+    void offersTheMicroXlargeAndLocalPresets() {
         assertThat(HelmChart.valuesFiles()).extracting(p -> p.getFileName().toString())
-                .contains("values-micro.yaml", "values-xlarge.yaml");
+                .contains("values-micro.yaml", "values-xlarge.yaml", "values-local.yaml");
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("valuesFiles")
+    @MethodSource("eksValuesFiles")
     void rendersTheThreeServicesWithTheirServicesAndTheBroker(String name, Path valuesFile) {
         List<HasMetadata> objects = render(valuesFile);
         List<String> storeCopies = new ArrayList<>(List.of("supermarket-store-service"));
@@ -131,7 +140,7 @@ class HelmChartTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("valuesFiles")
+    @MethodSource("eksValuesFiles")
     void selectorsMatchThePodLabelsAndEveryReferenceResolves(String name, Path valuesFile) {
         List<HasMetadata> objects = render(valuesFile);
         List<Workload> workloads = workloads(objects);
@@ -186,7 +195,7 @@ class HelmChartTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("valuesFiles")
+    @MethodSource("eksValuesFiles")
     void noIngressPathReachesAManagementPort(String name, Path valuesFile) {
         List<HasMetadata> objects = render(valuesFile);
         List<Ingress> ingresses = ofKind(objects, Ingress.class);
@@ -255,7 +264,7 @@ class HelmChartTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("valuesFiles")
+    @MethodSource("eksValuesFiles")
     void everyVolumeNamesAStorageClassThatTerraformCreates(String name, Path valuesFile) {
         List<HasMetadata> objects = render(valuesFile);
         List<String> classes = new ArrayList<>();
@@ -589,7 +598,7 @@ class HelmChartTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("valuesFiles")
+    @MethodSource("eksValuesFiles")
     void bringsItsOwnRedisAsTheIdempotencyStoreReachableOnlyFromTheApi(String name, Path valuesFile) {
         List<HasMetadata> objects = render(valuesFile);
 
@@ -754,7 +763,7 @@ class HelmChartTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("valuesFiles")
+    @MethodSource("eksValuesFiles")
     void everyPresetMakesTillsAuthenticateWithTheHashesMountedWholeFromTheSecret(String name, Path valuesFile) {
         List<HasMetadata> objects = render(valuesFile);
         Container api = container(objects, "purchase-api");
