@@ -206,28 +206,28 @@ mariadb() {
   apply_json "$(jq -n --arg ns "$NAMESPACE" --rawfile init deploy/mysql/runtime-user.sh \
     '{apiVersion: "v1", kind: "ConfigMap", metadata: {name: "supermarket-mysql-init", namespace: $ns},
       data: {"runtime-user.sh": $init}}')"
+  apply_json "$(jq -n --arg ns "$NAMESPACE" '{apiVersion: "v1", kind: "Service",
+    metadata: {name: "supermarket-mysql", namespace: $ns},
+    spec: {selector: {app: "supermarket-mysql"}, ports: [{name: "mysql", port: 3306, targetPort: 3306}]}}')"
   apply_json "$(jq -n --arg ns "$NAMESPACE" '
     def secret($name; $key): {valueFrom: {secretKeyRef: {name: $name, key: $key}}};
-    {apiVersion: "v1", kind: "List", items: [
-      {apiVersion: "v1", kind: "Service", metadata: {name: "supermarket-mysql", namespace: $ns},
-       spec: {selector: {app: "supermarket-mysql"}, ports: [{name: "mysql", port: 3306, targetPort: 3306}]}},
-      {apiVersion: "apps/v1", kind: "Deployment", metadata: {name: "supermarket-mysql", namespace: $ns},
-       spec: {replicas: 1, strategy: {type: "Recreate"}, selector: {matchLabels: {app: "supermarket-mysql"}},
-        template: {metadata: {labels: {app: "supermarket-mysql"}}, spec: {containers: [{
-          name: "mariadb", image: "supermarket-local/mariadb:10.11", imagePullPolicy: "Never",
-          args: ["--innodb-buffer-pool-size=64M"],
-          env: [
-            ({name: "MYSQL_ROOT_PASSWORD"} + secret("supermarket-mysql-root"; "password")),
-            {name: "MYSQL_DATABASE", value: "purchases"},
-            ({name: "MYSQL_USER"} + secret("supermarket-mysql-migrations"; "username")),
-            ({name: "MYSQL_PASSWORD"} + secret("supermarket-mysql-migrations"; "password")),
-            ({name: "MYSQL_PURCHASES_PASSWORD"} + secret("supermarket-mysql"; "password"))],
-          ports: [{containerPort: 3306}],
-          readinessProbe: {exec: {command: ["sh", "-c", "mysqladmin ping -h 127.0.0.1 -uroot -p\"$MYSQL_ROOT_PASSWORD\" --silent"]},
-            periodSeconds: 5},
-          resources: {requests: {cpu: "100m", memory: "512Mi"}, limits: {cpu: "1", memory: "512Mi"}},
-          volumeMounts: [{name: "init", mountPath: "/docker-entrypoint-initdb.d"}, {name: "data", mountPath: "/var/lib/mysql"}]}],
-         volumes: [{name: "init", configMap: {name: "supermarket-mysql-init"}}, {name: "data", emptyDir: {}}]}}}}]}')"
+    {apiVersion: "apps/v1", kind: "Deployment", metadata: {name: "supermarket-mysql", namespace: $ns},
+     spec: {replicas: 1, strategy: {type: "Recreate"}, selector: {matchLabels: {app: "supermarket-mysql"}},
+      template: {metadata: {labels: {app: "supermarket-mysql"}}, spec: {containers: [{
+        name: "mariadb", image: "supermarket-local/mariadb:10.11", imagePullPolicy: "Never",
+        args: ["--innodb-buffer-pool-size=64M"],
+        env: [
+          ({name: "MYSQL_ROOT_PASSWORD"} + secret("supermarket-mysql-root"; "password")),
+          {name: "MYSQL_DATABASE", value: "purchases"},
+          ({name: "MYSQL_USER"} + secret("supermarket-mysql-migrations"; "username")),
+          ({name: "MYSQL_PASSWORD"} + secret("supermarket-mysql-migrations"; "password")),
+          ({name: "MYSQL_PURCHASES_PASSWORD"} + secret("supermarket-mysql"; "password"))],
+        ports: [{containerPort: 3306}],
+        readinessProbe: {exec: {command: ["sh", "-c", "mysqladmin ping -h 127.0.0.1 -uroot -p\"$MYSQL_ROOT_PASSWORD\" --silent"]},
+          periodSeconds: 5},
+        resources: {requests: {cpu: "100m", memory: "512Mi"}, limits: {cpu: "1", memory: "512Mi"}},
+        volumeMounts: [{name: "init", mountPath: "/docker-entrypoint-initdb.d"}, {name: "data", mountPath: "/var/lib/mysql"}]}],
+       volumes: [{name: "init", configMap: {name: "supermarket-mysql-init"}}, {name: "data", emptyDir: {}}]}}}}')"
   kubectl rollout status deployment/supermarket-mysql -n "$NAMESPACE" --timeout=10m
 }
 

@@ -93,13 +93,8 @@ class LocalPresetTest {
 
     @Test
     void runsOnlyImagesBuiltOnThisMachineWithTheirOwnTagsAndNeverPullsThem() {
-        Set<String> images = new TreeSet<>();
-        List<String> policies = new ArrayList<>();
-        for (Container container : containers()) {
-            images.add(container.getImage());
-            policies.add(container.getImagePullPolicy());
-        }
-        images.add((String) rabbitmqCluster().get("spec", "image"));
+        Set<String> images = images();
+        List<String> policies = containers().stream().map(Container::getImagePullPolicy).toList();
 
         assertThat(images).containsExactlyInAnyOrder("supermarket-local/supermarket/purchase-api:0.1.0",
                 "supermarket-local/supermarket/store-service:0.1.0", "supermarket-local/supermarket/purchases-service:0.1.0",
@@ -120,6 +115,14 @@ class LocalPresetTest {
 
         assertThat(pods).extracting(Workloads.Pod::name).contains("supermarket-load-client-1", "store-service-1");
         assertThat(result.unplaced()).as("on 3 kind workers:%s", result.describe()).isEmpty();
+    }
+
+    /** Every image the release runs: its containers' (a load run's and the helm test's too) and the broker's. */
+    static Set<String> images() {
+        Set<String> images = new TreeSet<>();
+        containers().forEach(c -> images.add(c.getImage()));
+        images.add((String) rabbitmqCluster().get("spec", "image"));
+        return images;
     }
 
     /** Every container of the release, its init containers, the load run's and the helm test's. */
