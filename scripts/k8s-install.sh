@@ -33,6 +33,8 @@ log() { printf '[k8s-install] %s\n' "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
 
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/lib/kubernetes.sh
+source scripts/lib/kubernetes.sh
 
 # Versions, one place: the operators are scripts/eks.sh's; the Prometheus Operator's CRDs are
 # the newest release the Go module proxy serves as a module.
@@ -177,18 +179,6 @@ cmd_images() {
 }
 
 # --- install
-# A Secret of the namespace from name, key value pairs; the values reach jq through its
-# environment, never a command line.
-secret_json() {
-  local name="$1" data='{}'; shift
-  while (($#)); do
-    data=$(SECRET_KEY="$1" SECRET_VALUE="$2" jq -c '. + {($ENV.SECRET_KEY): $ENV.SECRET_VALUE}' <<<"$data")
-    shift 2
-  done
-  jq --arg name "$name" --arg ns "$NAMESPACE" \
-    '{apiVersion: "v1", kind: "Secret", metadata: {name: $name, namespace: $ns}, type: "Opaque", stringData: .}' <<<"$data"
-}
-
 # The password of an existing Secret's key, else a new random one (re-running keeps them).
 password_of() {
   local existing

@@ -55,7 +55,7 @@ class EksScriptTest {
         assertThat(exec(List.of("bash", "-n", SCRIPT.toString()), Map.of()).status()).isZero();
         Result shellcheck;
         try {
-            shellcheck = exec(List.of("shellcheck", "--severity=style", SCRIPT.toString()), Map.of());
+            shellcheck = exec(List.of("shellcheck", "--external-sources", "--severity=style", SCRIPT.toString()), Map.of());
         } catch (java.io.UncheckedIOException e) {
             throw new AssertionError("shellcheck is needed (Debian: apt-get install shellcheck; scripts/test.sh installs it)", e);
         }

@@ -30,7 +30,7 @@ class K8sInstallScriptTest {
 
     @Test
     void passesShellcheck() {
-        Result shellcheck = ScriptTranscript.exec(List.of("shellcheck", "--severity=style", SCRIPT.toString()), Map.of());
+        Result shellcheck = ScriptTranscript.exec(List.of("shellcheck", "--external-sources", "--severity=style", SCRIPT.toString()), Map.of());
 
         assertThat(shellcheck.output()).as("shellcheck scripts/k8s-install.sh").isEmpty();
         assertThat(shellcheck.status()).isZero();
