@@ -127,7 +127,7 @@ apply_operator() { # manifest namespace
   done
   run cp "$manifest" "$renamed"
   run sed -E -i "${renames[@]}" "$renamed"
-  $dry_run || ! grep -E '^[[:space:]-]*image:' "$renamed" | grep -v 'supermarket-local/' \
+  $dry_run || ! grep -E '^[[:space:]-]*image:[[:space:]]*[^[:space:]]' "$renamed" | grep -v 'supermarket-local/' \
     || die "$1 names an image with no local build (above)"
   kubectl apply --server-side --force-conflicts -f "$renamed"
   run rm -f "$renamed"
