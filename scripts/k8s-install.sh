@@ -5,9 +5,10 @@
 # chart's load-client Job and the exactly-once and GET checks inside the cluster.
 #
 # Usage: scripts/k8s-install.sh [options] [COMMAND...]   (no command: all of them, in this order)
-#   operators  cert-manager, the RabbitMQ Cluster and Messaging Topology Operators (their upstream
-#              manifests from $K8S_OPERATORS_DIR, every image renamed to a local tag and loaded into
-#              the nodes), the Prometheus Operator's CRDs (from its Go module); waits until Available
+#   operators  the RabbitMQ Cluster and Messaging Topology Operators (their upstream manifests from
+#              $K8S_OPERATORS_DIR, every image renamed to a local tag and loaded into the nodes; the
+#              Topology Operator's webhook certificate made here, not by cert-manager), the
+#              Prometheus Operator's CRDs (from its Go module); waits until Available
 #   images     the services' images (Maven package + the Dockerfile) and the stand-ins
 #              (scripts/images.sh), tagged as values-local.yaml names them, loaded into the nodes
 #   install    namespace, MariaDB and its Secrets, helm upgrade --install --wait, helm test
@@ -22,10 +23,10 @@
 #   -h, --help              this help
 # Environment: K8S_LOCAL_CACHE (default /var/cache/supermarket-k8s): helm is built there from the Go
 # module proxy; K8S_OPERATORS_DIR (default $K8S_LOCAL_CACHE/operators/manifests) holds the operators'
-# release manifests, cert-manager.yaml, cluster-operator.yml and
-# messaging-topology-operator-with-certmanager.yaml, and their images must be in the Docker engine
-# under the local tags below: the Go module proxy serves none of the three as a buildable program
-# (docs/kubernetes.md says how this machine's were had). Needs the cluster up, Docker, Go, a JDK.
+# release manifests, cluster-operator.yml and messaging-topology-operator-with-certmanager.yaml, and
+# their images must be in the Docker engine under the local tags below: the Go module proxy serves
+# neither as a buildable program (docs/kubernetes-install.md says how this machine's were had, and
+# why cert-manager is not installed). Needs the cluster up, Docker, Go, a JDK, openssl.
 set -euo pipefail
 
 usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }
@@ -39,16 +40,13 @@ source scripts/lib/kubernetes.sh
 # Versions, one place: the operators are scripts/eks.sh's; the Prometheus Operator's CRDs are
 # the newest release the Go module proxy serves as a module.
 readonly HELM_VERSION=v3.22.0
-readonly CERT_MANAGER_VERSION=1.21.1 CLUSTER_OPERATOR_VERSION=2.21.0 TOPOLOGY_OPERATOR_VERSION=1.19.1
+readonly CLUSTER_OPERATOR_VERSION=2.21.0 TOPOLOGY_OPERATOR_VERSION=1.19.1
 readonly PROMETHEUS_OPERATOR_VERSION=v0.85.0
 readonly RELEASE=supermarket NAMESPACE=supermarket CONTEXT=kind-supermarket
 readonly VALUES=helm/supermarket/values-local.yaml
 readonly MODULES=(purchase-api store-service purchases-service load-client)
 # Each operator image as its manifest names it (any registry and tag) -> the local tag it runs as.
 readonly OPERATOR_IMAGES=(
-  "cert-manager-controller=supermarket-local/cert-manager-controller:$CERT_MANAGER_VERSION"
-  "cert-manager-webhook=supermarket-local/cert-manager-webhook:$CERT_MANAGER_VERSION"
-  "cert-manager-cainjector=supermarket-local/cert-manager-cainjector:$CERT_MANAGER_VERSION"
   "cluster-operator=supermarket-local/rabbitmq-cluster-operator:$CLUSTER_OPERATOR_VERSION"
   "messaging-topology-operator=supermarket-local/messaging-topology-operator:$TOPOLOGY_OPERATOR_VERSION")
 # The stand-ins values-local.yaml names: scripts/images.sh's NAME:latest -> the tag, and what the
@@ -116,22 +114,52 @@ ensure_helm() {
 
 # --- operators
 # The manifest's images renamed to the local tags (matched by name, whatever registry and tag it
-# had), then applied; kubectl waits for every Deployment of the namespace.
-apply_operator() { # manifest namespace
-  local manifest="$OPERATORS_DIR/$1" renamed renames mapping name
+# had), its cert-manager objects left out and every webhook given the CA bundle $2 (base64), then
+# applied; kubectl waits for every Deployment of the namespace.
+apply_operator() { # manifest ca-bundle
+  local manifest="$OPERATORS_DIR/$1" renamed renames=() mapping name
   $dry_run || [[ -f "$manifest" ]] || die "no $manifest: put the operators' release manifests in $OPERATORS_DIR (K8S_OPERATORS_DIR)"
-  renamed="$(mktemp)" renames=()
+  renamed="$(mktemp)"
   for mapping in "${OPERATOR_IMAGES[@]}"; do
     name="${mapping%%=*}"
     renames+=(-e "s#^([[:space:]-]*image:[[:space:]]*)\"?[^\"[:space:]]*/$name(:[^\"[:space:]]*)?\"?[[:space:]]*\$#\\1${mapping#*=}#")
   done
+  [[ -z "$2" ]] || renames+=(-e "s#^([[:space:]]*)clientConfig:[[:space:]]*\$#&\\n\\1  caBundle: $2#")
   run cp "$manifest" "$renamed"
   run sed -E -i "${renames[@]}" "$renamed"
+  run without_cert_manager_objects "$renamed"
   $dry_run || ! grep -E '^[[:space:]-]*image:[[:space:]]*[^[:space:]]' "$renamed" | grep -v 'supermarket-local/' \
     || die "$1 names an image with no local build (above)"
   kubectl apply --server-side --force-conflicts -f "$renamed"
   run rm -f "$renamed"
-  kubectl wait --for=condition=Available deployment --all -n "$2" --timeout=10m
+  kubectl wait --for=condition=Available deployment --all -n rabbitmq-system --timeout=10m
+}
+
+# Drops the documents of a multi-document manifest that are cert-manager objects (Issuer, Certificate).
+without_cert_manager_objects() {
+  awk 'BEGIN { RS = "\n---\n"; ORS = "\n---\n" } !/(^|\n)apiVersion: cert-manager\.io\// { print }' "$1" >"$1.kept"
+  mv "$1.kept" "$1"
+}
+
+# The Topology Operator's webhook serving certificate, self-signed for its Service's names, in
+# the Secret its Deployment mounts (the release manifest has cert-manager issue it). Prints the
+# certificate as the webhooks' CA bundle.
+webhook_certificate() {
+  local service=messaging-topology-webhook-service.rabbitmq-system.svc dir
+  dir="$(mktemp -d)"
+  run openssl req -x509 -newkey rsa:2048 -nodes -days 3650 -subj "/CN=$service" \
+    -addext "subjectAltName=DNS:$service,DNS:$service.cluster.local" -keyout "$dir/tls.key" -out "$dir/tls.crt" >&2
+  if $dry_run; then
+    echo "<certificate>"
+  else
+    command kubectl --context "$CONTEXT" create namespace rabbitmq-system --dry-run=client -o yaml \
+      | command kubectl --context "$CONTEXT" apply -f - >&2
+    command kubectl --context "$CONTEXT" create secret tls webhook-server-cert -n rabbitmq-system \
+      --cert "$dir/tls.crt" --key "$dir/tls.key" --dry-run=client -o yaml \
+      | command kubectl --context "$CONTEXT" apply -f - >&2
+    base64 -w0 "$dir/tls.crt"
+  fi
+  rm -rf "$dir"
 }
 
 cmd_operators() {
@@ -140,10 +168,8 @@ cmd_operators() {
     images+=("${mapping#*=}")
   done
   run scripts/k8s-local.sh load "${images[@]}"
-  # cert-manager first: the Topology Operator's webhook certificate is a cert-manager Certificate.
-  apply_operator cert-manager.yaml cert-manager
-  apply_operator cluster-operator.yml rabbitmq-system
-  apply_operator messaging-topology-operator-with-certmanager.yaml rabbitmq-system
+  apply_operator cluster-operator.yml ""
+  apply_operator messaging-topology-operator-with-certmanager.yaml "$(webhook_certificate)"
   crds="<prometheus-operator@$PROMETHEUS_OPERATOR_VERSION>"
   $dry_run || crds="$(go mod download -json "github.com/prometheus-operator/prometheus-operator@$PROMETHEUS_OPERATOR_VERSION" | jq -r .Dir)"
   crds+=/example/prometheus-operator-crd

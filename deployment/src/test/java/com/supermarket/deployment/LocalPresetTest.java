@@ -36,14 +36,10 @@ class LocalPresetTest {
 
     /**
      * What scripts/k8s-install.sh runs on the cluster besides the release, with the requests of
-     * their manifests: cert-manager's three pods (its chart requests nothing; an estimate), the
-     * RabbitMQ Cluster and Messaging Topology Operators (their manifests' requests), the MariaDB
+     * their manifests: the RabbitMQ Cluster and Messaging Topology Operators, the MariaDB
      * the release stores in, CoreDNS (2) and local-path-provisioner (none requested; an estimate).
      */
     private static final List<Workloads.Pod> LOCAL_ADD_ONS = List.of(
-            new Workloads.Pod("cert-manager", 50, 128),
-            new Workloads.Pod("cert-manager-cainjector", 50, 128),
-            new Workloads.Pod("cert-manager-webhook", 50, 128),
             new Workloads.Pod("rabbitmq-cluster-operator", 200, 500),
             new Workloads.Pod("rabbitmq-messaging-topology-operator", 300, 128),
             new Workloads.Pod("supermarket-mysql", 100, 512),
