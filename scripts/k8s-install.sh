@@ -256,46 +256,67 @@ cmd_install() {
   timed "helm test" helm test "$RELEASE" -n "$NAMESPACE" --timeout 10m --logs
 }
 
-# --- load: the chart's Job, then both checks in a pod that reaches every service by its DNS name:
-# `verify` first (an init container), `check-gets` once it passed; the pod succeeds only if both do.
+# --- load: the services' counts saved first (verify --save-baseline, in a pod), the chart's Job,
+# then both checks in a pod: `verify` against that baseline (an init container), `check-gets` once
+# it passed; the pod succeeds only if both do. The pods reach every service by its DNS name.
 cmd_load() {
-  local job="$RELEASE-load-client-$run_id" pod="$RELEASE-checks-$run_id" copy partition name stores_urls=()
+  local job="$RELEASE-load-client-$run_id" copy partition stores_urls=() baseline
   ensure_helm
+  # Copy by copy, each copy's partitions in order: the copy groups the two commands read.
+  for copy in 0 1; do
+    for partition in 0 1; do
+      stores_urls+=("$RELEASE-store-service$( ((copy == 0)) || echo "-c$copy")-$partition.$RELEASE-store-service")
+    done
+  done
+  run_check_pod baseline "$RELEASE-baseline-$run_id" "${stores_urls[@]}"
+  baseline='{}'
+  $dry_run || baseline=$(command kubectl --context "$CONTEXT" logs "$RELEASE-baseline-$run_id" -n "$NAMESPACE" \
+    | sed -n 's/^baseline: //p')
+  apply_json "$(jq -n --arg ns "$NAMESPACE" --arg name "$RELEASE-baseline-$run_id" --arg baseline "$baseline" \
+    '{apiVersion: "v1", kind: "ConfigMap", metadata: {name: $name, namespace: $ns}, data: {"baseline.json": $baseline}}')"
   timed "the load run" helm upgrade "$RELEASE" helm/supermarket -n "$NAMESPACE" --reuse-values \
     --set loadClient.enabled=true --set loadClient.run="$run_id" --set loadClient.maxStores="$stores" \
     --set loadClient.purchasesPerHour="$purchases_per_hour" --wait --wait-for-jobs --timeout 60m
   kubectl logs "job/$job" -n "$NAMESPACE" --tail=40
-  # Copy by copy, each copy's partitions in order: the copy groups the two commands read.
-  for copy in 0 1; do
-    for partition in 0 1; do
-      name="$RELEASE-store-service$( ((copy == 0)) || echo "-c$copy")-$partition.$RELEASE-store-service"
-      stores_urls+=("$name")
-    done
-  done
+  run_check_pod checks "$RELEASE-checks-$run_id" "${stores_urls[@]}"
+}
+
+# run_check_pod baseline|checks NAME STORE-POD-NAMES...: the load client's verify (saving the
+# baseline, or checking the run against it) and check-gets in a pod; waits for it and prints its log.
+run_check_pod() {
+  local kind="$1" pod="$2"; shift 2
   kubectl delete pod "$pod" -n "$NAMESPACE" --ignore-not-found --wait=true
-  apply_json "$(jq -n --arg ns "$NAMESPACE" --arg name "$pod" --arg run "$run_id" --arg claim "$RELEASE-load-client-results" \
-    --arg image supermarket-local/supermarket/load-client:0.1.0 --args '
+  apply_json "$(jq -n --arg ns "$NAMESPACE" --arg name "$pod" --arg run "$run_id" --arg kind "$kind" \
+    --arg claim "$RELEASE-load-client-results" --arg image supermarket-local/supermarket/load-client:0.1.0 --args '
     ($ARGS.positional | map(["--store-state-url", "http://\(.):8081"]) | add) as $states
-    | {name: "check", image: $image, imagePullPolicy: "Never",
+    | (["java", "-jar", "/app/app.jar", "verify", "--purchases-url", "http://supermarket-purchases-service:8082",
+        "--purchases-metrics-url", "http://supermarket-purchases-service:9090/actuator/prometheus", "--store-copies", "2"]
+       + ($ARGS.positional | map(["--store-metrics-url", "http://\(.):9090/actuator/prometheus"]) | add) + $states) as $verify
+    | {image: $image, imagePullPolicy: "Never",
        env: [{name: "MYSQL_PASSWORD", valueFrom: {secretKeyRef: {name: "supermarket-mysql", key: "password"}}}],
        securityContext: {readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: {drop: ["ALL"]}},
        resources: {requests: {cpu: "100m", memory: "384Mi"}, limits: {cpu: "1", memory: "384Mi"}},
-       volumeMounts: [{name: "results", mountPath: "/results", readOnly: true}, {name: "tmp", mountPath: "/tmp"}]} as $base
+       volumeMounts: [{name: "tmp", mountPath: "/tmp"}]} as $base
     | {apiVersion: "v1", kind: "Pod", metadata: {name: $name, namespace: $ns},
        spec: {restartPolicy: "Never", automountServiceAccountToken: false,
          securityContext: {runAsNonRoot: true, runAsUser: 10001, runAsGroup: 10001, seccompProfile: {type: "RuntimeDefault"}},
-         initContainers: [$base + {name: "verify", command: (["java", "-jar", "/app/app.jar", "verify",
-           "--purchases-url", "http://supermarket-purchases-service:8082",
-           "--purchases-metrics-url", "http://supermarket-purchases-service:9090/actuator/prometheus", "--store-copies", "2"]
-           + ($ARGS.positional | map(["--store-metrics-url", "http://\(.):9090/actuator/prometheus"]) | add)
-           + $states + ["/results/\($run)/result.json"])}],
-         containers: [$base + {name: "check-gets", command: (["java", "-jar", "/app/app.jar", "check-gets",
-           "--base-url", "http://supermarket-purchase-api", "--jdbc-url", "jdbc:mysql://supermarket-mysql:3306/purchases",
-           "--db-user", "purchases", "--max-stores", "128", "--item-sample", "2000", "--store-copies", "2"] + $states)}],
-         volumes: [{name: "results", persistentVolumeClaim: {claimName: $claim, readOnly: true}}, {name: "tmp", emptyDir: {}}]}}' \
-    "${stores_urls[@]}")"
+         volumes: [{name: "tmp", emptyDir: {}}]}}
+    | if $kind == "baseline" then
+        .spec.containers = [$base + {name: "baseline", command: (["sh", "-c",
+          "\"$@\" --save-baseline /tmp/baseline.json && echo \"baseline: $(cat /tmp/baseline.json)\"", "baseline"] + $verify)}]
+      else
+        .spec.volumes += [{name: "results", persistentVolumeClaim: {claimName: $claim, readOnly: true}},
+          {name: "baseline", configMap: {name: "supermarket-baseline-\($run)"}}]
+        | .spec.initContainers = [$base + {name: "verify",
+            command: ($verify + ["--baseline", "/baseline/baseline.json", "/results/\($run)/result.json"]),
+            volumeMounts: ($base.volumeMounts + [{name: "results", mountPath: "/results", readOnly: true},
+              {name: "baseline", mountPath: "/baseline", readOnly: true}])}]
+        | .spec.containers = [$base + {name: "check-gets", command: (["java", "-jar", "/app/app.jar", "check-gets",
+            "--base-url", "http://supermarket-purchase-api", "--jdbc-url", "jdbc:mysql://supermarket-mysql:3306/purchases",
+            "--db-user", "purchases", "--max-stores", "128", "--item-sample", "2000", "--store-copies", "2"] + $states)}]
+      end' "$@")"
   kubectl wait --for=jsonpath='{.status.phase}'=Succeeded "pod/$pod" -n "$NAMESPACE" --timeout=30m \
-    || { kubectl logs "pod/$pod" -n "$NAMESPACE" --all-containers; die "the checks failed (their log above)"; }
+    || { kubectl logs "pod/$pod" -n "$NAMESPACE" --all-containers; die "$kind failed (its log above)"; }
   kubectl logs "pod/$pod" -n "$NAMESPACE" --all-containers
 }
 
