@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.supermarket.deployment.ScriptTranscript.Result;
 import com.supermarket.deployment.ScriptTranscript.Step;
+import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Secret;
@@ -70,14 +71,25 @@ class K8sInstallScriptTest {
     }
 
     @Test
-    void checksTheLoadRunOnEveryCopyOfEveryPartitionAndBothGetsAgainstTheDatabase() {
+    void checksTheLoadRunAgainstTheCountsBeforeItOnEveryCopyOfEveryPartitionAndBothGetsAgainstTheDatabase() {
+        int baseline = first(s -> s.manifest() instanceof Pod p && p.getMetadata().getName().startsWith("supermarket-baseline-"));
         int load = first(s -> s.words().containsAll(List.of("upgrade", "--reuse-values", "loadClient.enabled=true")));
-        Pod checks = (Pod) STEPS.get(first(s -> s.manifest() instanceof Pod)).manifest();
-        Container verify = checks.getSpec().getInitContainers().getFirst();
-        Container gets = checks.getSpec().getContainers().getFirst();
+        int checks = first(s -> s.manifest() instanceof Pod p && p.getMetadata().getName().startsWith("supermarket-checks-"));
+        Container save = ((Pod) STEPS.get(baseline).manifest()).getSpec().getContainers().getFirst();
+        Pod pod = (Pod) STEPS.get(checks).manifest();
+        Container verify = pod.getSpec().getInitContainers().getFirst();
+        Container gets = pod.getSpec().getContainers().getFirst();
 
+        assertThat(baseline).as("the counts saved before the run").isLessThan(load);
+        assertThat(load).isLessThan(checks);
+        assertThat(String.join(" ", save.getCommand())).contains("--save-baseline");
         assertThat(STEPS.get(load).words()).contains("loadClient.maxStores=64", "--wait-for-jobs");
-        assertThat(verify.getCommand()).contains("verify").containsSubsequence("--store-copies", "2");
+        assertThat(verify.getCommand()).contains("verify").containsSubsequence("--store-copies", "2")
+                .containsSubsequence("--baseline", "/baseline/baseline.json");
+        int saved = first(s -> s.manifest() instanceof ConfigMap c && c.getMetadata().getName().startsWith("supermarket-baseline-"));
+        assertThat(saved).isBetween(baseline, load);
+        assertThat(pod.getSpec().getVolumes()).filteredOn(v -> v.getConfigMap() != null).singleElement()
+                .satisfies(v -> assertThat(v.getConfigMap().getName()).isEqualTo(STEPS.get(saved).manifest().getMetadata().getName()));
         assertThat(Collections.frequency(verify.getCommand(), "--store-metrics-url")).as("2 copies x 2 partitions").isEqualTo(4);
         assertThat(verify.getCommand()).contains("http://supermarket-store-service-c1-1.supermarket-store-service:9090/actuator/prometheus");
         assertThat(gets.getCommand()).contains("check-gets", "jdbc:mysql://supermarket-mysql:3306/purchases");
