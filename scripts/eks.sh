@@ -35,6 +35,8 @@ die() { echo "eks: $*" >&2; exit 1; }
 log() { printf '[eks] %s\n' "$*" >&2; }
 
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/lib/kubernetes.sh
+source scripts/lib/kubernetes.sh
 
 # Versions, one place (deploy/README.md, "Versions", says why each was chosen).
 readonly CERT_MANAGER_VERSION=v1.21.1
@@ -228,19 +230,6 @@ controllers() {
     --set prometheusOperator.resources.requests.cpu=100m --set prometheusOperator.resources.requests.memory=128Mi \
     --set kube-state-metrics.resources.requests.cpu=50m --set kube-state-metrics.resources.requests.memory=128Mi \
     --set prometheus-node-exporter.resources.requests.cpu=50m --set prometheus-node-exporter.resources.requests.memory=64Mi
-}
-
-# A Secret of the namespace as JSON: name, then key value pairs. The values reach jq through its
-# environment and standard input, never its command line (which any user may read).
-secret_json() {
-  local name="$1"; shift
-  local data='{}'
-  while [[ $# -gt 0 ]]; do
-    data=$(SECRET_KEY="$1" SECRET_VALUE="$2" jq -c '. + {($ENV.SECRET_KEY): $ENV.SECRET_VALUE}' <<<"$data")
-    shift 2
-  done
-  jq --arg name "$name" --arg ns "$NAMESPACE" \
-    '{apiVersion: "v1", kind: "Secret", metadata: {name: $name, namespace: $ns}, type: "Opaque", stringData: .}' <<<"$data"
 }
 
 # Before anything else that lives in it, on both store paths. The label makes the Load Balancer

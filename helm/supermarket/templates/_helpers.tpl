@@ -214,6 +214,9 @@ spec:
   {{- end }}
   {{- if $state }}
   serviceName: {{ include "supermarket.componentName" $component }}
+  # Every pod at once: pod n waits for no lower ordinal to be Ready, since a pod with an empty volume
+  # is Ready only once a copy of its own partition has answered it (immutable once created).
+  podManagementPolicy: Parallel
   {{- end }}
   {{- with .strategy }}
   strategy:

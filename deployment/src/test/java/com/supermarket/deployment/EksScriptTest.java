@@ -2,6 +2,9 @@ package com.supermarket.deployment;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.supermarket.deployment.ScriptTranscript.Result;
+import com.supermarket.deployment.ScriptTranscript.Step;
+
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -12,7 +15,6 @@ import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -22,9 +24,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
-import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -43,6 +43,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  */
 class EksScriptTest {
 
+
     private static final Path SCRIPT = DeploymentFiles.resolve("scripts/eks.sh");
     private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
     /** Namespaces that exist in every cluster, and those the operators' own manifests create. */
@@ -54,7 +55,7 @@ class EksScriptTest {
         assertThat(exec(List.of("bash", "-n", SCRIPT.toString()), Map.of()).status()).isZero();
         Result shellcheck;
         try {
-            shellcheck = exec(List.of("shellcheck", "--severity=style", SCRIPT.toString()), Map.of());
+            shellcheck = exec(List.of("shellcheck", "--external-sources", "--severity=style", SCRIPT.toString()), Map.of());
         } catch (java.io.UncheckedIOException e) {
             throw new AssertionError("shellcheck is needed (Debian: apt-get install shellcheck; scripts/test.sh installs it)", e);
         }
@@ -300,43 +301,13 @@ class EksScriptTest {
         assertThat(executed).as("what a real run executes").containsExactlyElementsOf(printed);
     }
 
-    // --- the transcript
-
-    /** One command of the transcript: its line, its words (shell-unquoted), the manifest it applies. */
-    record Step(String line, List<String> words, HasMetadata manifest) {
-
-        /** The namespace the step works in: {@code -n X}, {@code --namespace X}, or the manifest's. */
-        String namespace() {
-            int flag = IntStream.range(0, words.size() - 1)
-                    .filter(i -> words.get(i).equals("-n") || words.get(i).equals("--namespace")).findFirst().orElse(-1);
-            if (flag >= 0) {
-                return words.get(flag + 1);
-            }
-            return manifest == null || manifest instanceof Namespace ? null : manifest.getMetadata().getNamespace();
-        }
-    }
 
     private static List<Step> dryRun(String... args) {
-        List<String> command = new ArrayList<>(List.of("bash", SCRIPT.toString(), "--dry-run"));
-        command.addAll(List.of(args));
-        Result result = exec(command, Map.of());
-        assertThat(result.status()).as("eks.sh --dry-run %s: %s", String.join(" ", args), result.output()).isZero();
-        List<Step> steps = new ArrayList<>();
-        String[] lines = result.output().split("\n");
-        for (int i = 0; i < lines.length; i++) {
-            if (!lines[i].startsWith("+ ")) {
-                continue;
-            }
-            String line = lines[i];
-            HasMetadata manifest = null;
-            if (line.endsWith("<<EOF")) {
-                manifest = SERIALIZATION.unmarshal(lines[++i], HasMetadata.class);
-                assertThat(lines[++i]).isEqualTo("EOF");
-            }
-            steps.add(new Step(line, shellWords(line.substring(2)), manifest));
-        }
-        assertThat(steps).isNotEmpty();
-        return steps;
+        return ScriptTranscript.dryRun(SCRIPT, args);
+    }
+
+    private static Result exec(List<String> command, Map<String, String> env) {
+        return ScriptTranscript.exec(command, env);
     }
 
     /** The {@code --set k=v} pairs of a helm command, for helm-java's template. */
@@ -361,48 +332,6 @@ class EksScriptTest {
         return sets;
     }
 
-    /** Splits a line as bash's {@code printf %q} quoted it: backslash escapes, '...' and $'...'. */
-    static List<String> shellWords(String line) {
-        List<String> words = new ArrayList<>();
-        StringBuilder word = null;
-        for (int i = 0; i < line.length(); i++) {
-            char c = line.charAt(i);
-            if (c == ' ') {
-                if (word != null) {
-                    words.add(word.toString());
-                    word = null;
-                }
-                continue;
-            }
-            if (word == null) {
-                word = new StringBuilder();
-            }
-            if (c == '\\' && i + 1 < line.length()) {
-                word.append(line.charAt(++i));
-            } else if (c == '\'') {
-                int end = line.indexOf('\'', i + 1);
-                word.append(line, i + 1, end);
-                i = end;
-            } else if (c == '$' && i + 1 < line.length() && line.charAt(i + 1) == '\'') {
-                for (i += 2; line.charAt(i) != '\''; i++) {
-                    char d = line.charAt(i);
-                    if (d == '\\') {
-                        char e = line.charAt(++i);
-                        word.append(e == 'n' ? '\n' : e == 't' ? '\t' : e);
-                    } else {
-                        word.append(d);
-                    }
-                }
-            } else {
-                word.append(c);
-            }
-        }
-        if (word != null) {
-            words.add(word.toString());
-        }
-        return words;
-    }
-
     private static int first(List<Step> steps, Predicate<Step> what) {
         for (int i = 0; i < steps.size(); i++) {
             if (what.test(steps.get(i))) {
@@ -416,28 +345,5 @@ class EksScriptTest {
         Map<String, String> merged = new LinkedHashMap<>(env);
         merged.put(key, value);
         return merged;
-    }
-
-    record Result(int status, String output) {
-    }
-
-    static Result exec(List<String> command, Map<String, String> env) {
-        try {
-            ProcessBuilder builder = new ProcessBuilder(command).directory(DeploymentFiles.root().toFile())
-                    .redirectErrorStream(true);
-            builder.environment().putAll(env);
-            Process process = builder.start();
-            String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            if (!process.waitFor(60, TimeUnit.SECONDS)) {
-                process.destroyForcibly();
-                throw new AssertionError(command + " did not finish within 60 s");
-            }
-            return new Result(process.exitValue(), output);
-        } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError(e);
-        }
     }
 }

@@ -44,13 +44,21 @@ final class HelmChart {
     private HelmChart() {
     }
 
-    /** The chart's values files besides values.yaml (the instance-size presets). */
+    /** The preset for the local cluster of scripts/k8s-local.sh (no cloud: no ALB, no Terraform nodes). */
+    static final Path LOCAL_VALUES = CHART.resolve("values-local.yaml");
+
+    /** The chart's values files besides values.yaml: the EKS instance-size presets and the local one. */
     static List<Path> valuesFiles() {
         try (Stream<Path> files = Files.list(CHART)) {
             return files.filter(f -> f.getFileName().toString().matches("values-.+\\.yaml")).sorted().toList();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** The EKS presets: every values file but the local one, each for the nodes of a Terraform preset. */
+    static List<Path> eksValuesFiles() {
+        return valuesFiles().stream().filter(f -> !f.equals(LOCAL_VALUES)).toList();
     }
 
     /**

@@ -41,11 +41,20 @@ class HelmChartTest {
 
     private static final List<String> SERVICES = List.of("purchase-api", "store-service", "purchases-service");
 
-    /** The default values (null) and each instance-size preset. */
+    /** The default values (null) and each preset, the local one included. */
     static Stream<Arguments> valuesFiles() {
+        return presets(HelmChart.valuesFiles());
+    }
+
+    /** The default values (null) and each EKS preset: behind an ALB, on Terraform's nodes and classes. */
+    static Stream<Arguments> eksValuesFiles() {
+        return presets(HelmChart.eksValuesFiles());
+    }
+
+    private static Stream<Arguments> presets(List<Path> files) {
         List<Arguments> variants = new ArrayList<>();
         variants.add(Arguments.of("values.yaml", null));
-        for (Path file : HelmChart.valuesFiles()) {
+        for (Path file : files) {
             variants.add(Arguments.of(file.getFileName().toString(), file));
         }
         return variants.stream();
@@ -61,13 +70,13 @@ class HelmChartTest {
     }
 
     @Test
-    void offersTheMicroAndXlargePresets() {
+    void offersTheMicroXlargeAndLocalPresets() {
         assertThat(HelmChart.valuesFiles()).extracting(p -> p.getFileName().toString())
-                .contains("values-micro.yaml", "values-xlarge.yaml");
+                .contains("values-micro.yaml", "values-xlarge.yaml", "values-local.yaml");
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("valuesFiles")
+    @MethodSource("eksValuesFiles")
     void rendersTheThreeServicesWithTheirServicesAndTheBroker(String name, Path valuesFile) {
         List<HasMetadata> objects = render(valuesFile);
         List<String> storeCopies = new ArrayList<>(List.of("supermarket-store-service"));
@@ -131,7 +140,7 @@ class HelmChartTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("valuesFiles")
+    @MethodSource("eksValuesFiles")
     void selectorsMatchThePodLabelsAndEveryReferenceResolves(String name, Path valuesFile) {
         List<HasMetadata> objects = render(valuesFile);
         List<Workload> workloads = workloads(objects);
@@ -186,7 +195,7 @@ class HelmChartTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("valuesFiles")
+    @MethodSource("eksValuesFiles")
     void noIngressPathReachesAManagementPort(String name, Path valuesFile) {
         List<HasMetadata> objects = render(valuesFile);
         List<Ingress> ingresses = ofKind(objects, Ingress.class);
@@ -255,7 +264,7 @@ class HelmChartTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("valuesFiles")
+    @MethodSource("eksValuesFiles")
     void everyVolumeNamesAStorageClassThatTerraformCreates(String name, Path valuesFile) {
         List<HasMetadata> objects = render(valuesFile);
         List<String> classes = new ArrayList<>();
@@ -435,6 +444,21 @@ class HelmChartTest {
     }
 
     @Test
+    void theCopiesOfAPartitionFindEachOtherBeforeAnyIsReadyAndEveryPartitionStartsAtOnce() {
+        // A copy is Ready only once its counts are recovered, and a copy with an empty volume asks the
+        // others before it is: a fresh install deadlocks unless each pod's name resolves while not
+        // Ready and every pod of every partition is created without waiting for the one before it.
+        List<HasMetadata> objects = HelmChart.objects(HelmChart.template(null, Map.of(
+                "storeService.partitions", "2", "storeService.copies", "2")));
+        Service headless = ofKind(objects, Service.class).stream()
+                .filter(s -> s.getMetadata().getName().equals("supermarket-store-service")).findFirst().orElseThrow();
+
+        assertThat(headless.getSpec().getPublishNotReadyAddresses()).as("peer names before Ready").isTrue();
+        assertThat(ofKind(objects, StatefulSet.class)).hasSize(2).allSatisfy(set -> assertThat(
+                set.getSpec().getPodManagementPolicy()).as(set.getMetadata().getName()).isEqualTo("Parallel"));
+    }
+
+    @Test
     void aDrainNeverTakesTwoStoreServicePodsAndTheCopiesOfAPartitionSpreadOverZonesAndNodes() {
         List<HasMetadata> objects = HelmChart.objects(HelmChart.template(null, Map.of(
                 "storeService.partitions", "4", "storeService.copies", "2")));
@@ -574,7 +598,7 @@ class HelmChartTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("valuesFiles")
+    @MethodSource("eksValuesFiles")
     void bringsItsOwnRedisAsTheIdempotencyStoreReachableOnlyFromTheApi(String name, Path valuesFile) {
         List<HasMetadata> objects = render(valuesFile);
 
@@ -586,8 +610,11 @@ class HelmChartTest {
         PodSpec pod = redis.getSpec().getTemplate().getSpec();
         Container container = pod.getContainers().getFirst();
         assertThat(container.getImage()).as("the image docker-compose runs").isEqualTo(composeDefaultImage("redis"));
+        // Protected mode off by flag: Kubernetes' command replaces the image's entrypoint, so a Redis
+        // compiled with it on (Debian's) would answer every client -DENIED. The NetworkPolicy guards it.
         assertThat(container.getCommand()).containsSubsequence("--maxmemory-policy", "volatile-ttl")
-                .containsSubsequence("--save", "").containsSubsequence("--appendonly", "no");
+                .containsSubsequence("--save", "").containsSubsequence("--appendonly", "no")
+                .containsSubsequence("--protected-mode", "no");
         assertThat(container.getResources().getRequests()).containsKeys("cpu", "memory");
         assertThat(container.getResources().getLimits()).containsKeys("cpu", "memory");
         assertThat(List.of(container.getStartupProbe(), container.getLivenessProbe(), container.getReadinessProbe()))
@@ -739,7 +766,7 @@ class HelmChartTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("valuesFiles")
+    @MethodSource("eksValuesFiles")
     void everyPresetMakesTillsAuthenticateWithTheHashesMountedWholeFromTheSecret(String name, Path valuesFile) {
         List<HasMetadata> objects = render(valuesFile);
         Container api = container(objects, "purchase-api");

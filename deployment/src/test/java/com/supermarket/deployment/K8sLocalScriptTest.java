@@ -2,7 +2,7 @@ package com.supermarket.deployment;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.supermarket.deployment.EksScriptTest.Result;
+import com.supermarket.deployment.ScriptTranscript.Result;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
@@ -46,7 +46,7 @@ class K8sLocalScriptTest {
     @Test
     void passesShellcheck() {
         for (Path script : List.of(SCRIPT, RUNTIME)) {
-            Result shellcheck = EksScriptTest.exec(List.of("shellcheck", "--severity=style", script.toString()), Map.of());
+            Result shellcheck = ScriptTranscript.exec(List.of("shellcheck", "--severity=style", script.toString()), Map.of());
             assertThat(shellcheck.output()).as("shellcheck %s", script).isEmpty();
             assertThat(shellcheck.status()).isZero();
         }
@@ -126,11 +126,11 @@ class K8sLocalScriptTest {
     @Test
     void loadRefusesImagesWithoutAVersionTag() {
         for (String image : List.of("supermarket/purchase-api:latest", "supermarket/purchase-api", "localhost:5000/api")) {
-            Result load = EksScriptTest.exec(List.of("bash", SCRIPT.toString(), "load", image), Map.of("K8S_LOCAL_CACHE", cache.toString()));
+            Result load = ScriptTranscript.exec(List.of("bash", SCRIPT.toString(), "load", image), Map.of("K8S_LOCAL_CACHE", cache.toString()));
             assertThat(load.status()).as(image).isNotZero();
             assertThat(load.output()).contains(image + " needs a tag other than latest");
         }
-        assertThat(EksScriptTest.exec(List.of("bash", SCRIPT.toString(), "load"), Map.of()).output())
+        assertThat(ScriptTranscript.exec(List.of("bash", SCRIPT.toString(), "load"), Map.of()).output())
                 .contains("name at least one image");
     }
 
@@ -174,7 +174,7 @@ class K8sLocalScriptTest {
         Files.setPosixFilePermissions(runc, PosixFilePermissions.fromString("rwxr-xr-x"));
         List<String> command = new ArrayList<>(List.of("bash", RUNTIME.toString()));
         command.addAll(Arrays.asList(args));
-        Result run = EksScriptTest.exec(command, Map.of("PATH", bin + ":" + System.getenv("PATH")));
+        Result run = ScriptTranscript.exec(command, Map.of("PATH", bin + ":" + System.getenv("PATH")));
         assertThat(run.status()).as(run.output()).isZero();
         return run.output();
     }
@@ -196,7 +196,7 @@ class K8sLocalScriptTest {
     private List<String> plan(String... args) {
         List<String> command = new ArrayList<>(List.of("bash", SCRIPT.toString()));
         command.addAll(Arrays.asList(args));
-        Result result = EksScriptTest.exec(command, Map.of("K8S_LOCAL_CACHE", cache.toString()));
+        Result result = ScriptTranscript.exec(command, Map.of("K8S_LOCAL_CACHE", cache.toString()));
         assertThat(result.status()).as("k8s-local.sh %s: %s", String.join(" ", args), result.output()).isZero();
         return result.output().lines().toList();
     }

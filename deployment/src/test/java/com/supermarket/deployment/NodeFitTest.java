@@ -16,7 +16,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Every preset fits the EKS nodes it is documented with: values.yaml with Terraform's defaults
+ * Every EKS preset fits the EKS nodes it is documented with: values.yaml with Terraform's defaults
  * (terraform/variables.tf), values-&lt;preset&gt;.yaml with terraform/presets/&lt;preset&gt;.tfvars.
  * Each node offers what the EKS AMI leaves allocatable ({@link EksNodes}) less its DaemonSets;
  * the cluster's add-ons and the chart's pods (rendered by Helm) must all find a node.
@@ -31,7 +31,7 @@ class NodeFitTest {
     static Stream<Arguments> presets() {
         List<Arguments> presets = new ArrayList<>();
         presets.add(Arguments.of("values.yaml", null, defaultNodeGroup()));
-        for (Path file : HelmChart.valuesFiles()) {
+        for (Path file : HelmChart.eksValuesFiles()) {
             String preset = file.getFileName().toString().replaceAll("^values-|\\.yaml$", "");
             presets.add(Arguments.of(file.getFileName().toString(), file, nodeGroup(preset)));
         }
@@ -84,7 +84,7 @@ class NodeFitTest {
 
     @Test
     void everyPresetNamesItsNodes() {
-        for (Path file : HelmChart.valuesFiles()) {
+        for (Path file : HelmChart.eksValuesFiles()) {
             String preset = file.getFileName().toString().replaceAll("^values-|\\.yaml$", "");
             assertThat(TerraformFiles.DIR.resolve("presets/" + preset + ".tfvars")).as("nodes of " + file).isRegularFile();
             assertThat(DeploymentFiles.read(file)).as(file + " names its Terraform preset")

@@ -26,7 +26,7 @@ class RolloutChartTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("com.supermarket.deployment.HelmChartTest#valuesFiles")
+    @MethodSource("com.supermarket.deployment.HelmChartTest#eksValuesFiles")
     void purchaseApiServesThroughItsPreStopSleepThenDrainsBeforeItsGraceRunsOut(String name, Path valuesFile) {
         List<HasMetadata> objects = render(valuesFile, Map.of());
         Container api = HelmChartTest.container(objects, "purchase-api");

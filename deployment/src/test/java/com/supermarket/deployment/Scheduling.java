@@ -26,12 +26,12 @@ final class Scheduling {
         final Set<String> names = new HashSet<>();
         final List<String> pods = new ArrayList<>();
 
-        Node(EksNodes.InstanceType type) {
-            cpuAllocatable = type.allocatableCpu();
-            memoryAllocatable = type.allocatableMemory();
+        Node(Size size) {
+            cpuAllocatable = size.cpu();
+            memoryAllocatable = size.memory();
             cpuFree = cpuAllocatable;
             memoryFree = memoryAllocatable;
-            podsFree = type.maxPods();
+            podsFree = size.pods();
         }
 
         boolean fits(Workloads.Pod pod) {
@@ -58,6 +58,14 @@ final class Scheduling {
         }
     }
 
+    /** What a node offers to pods: allocatable CPU (millicores), memory (MiB) and pod slots. */
+    record Size(int cpu, int memory, int pods) {
+
+        static Size of(EksNodes.InstanceType type) {
+            return new Size(type.allocatableCpu(), type.allocatableMemory(), type.maxPods());
+        }
+    }
+
     /** The outcome: the nodes as filled and the pods that found no node. */
     record Result(List<Node> nodes, List<Workloads.Pod> unplaced) {
 
@@ -75,10 +83,15 @@ final class Scheduling {
 
     /** {@code count} nodes of {@code type}, each running the DaemonSets, then {@code pods} placed. */
     static Result place(EksNodes.InstanceType type, int count, List<Workloads.Pod> daemonSets, List<Workloads.Pod> pods) {
+        return place(Size.of(type), count, daemonSets, pods);
+    }
+
+    /** {@code count} nodes of {@code size}, each running the DaemonSets, then {@code pods} placed. */
+    static Result place(Size size, int count, List<Workloads.Pod> daemonSets, List<Workloads.Pod> pods) {
         List<Node> nodes = new ArrayList<>();
         List<Workloads.Pod> unplaced = new ArrayList<>();
         for (int i = 0; i < count; i++) {
-            Node node = new Node(type);
+            Node node = new Node(size);
             for (Workloads.Pod daemon : daemonSets) {
                 if (node.fits(daemon)) {
                     node.take(daemon);

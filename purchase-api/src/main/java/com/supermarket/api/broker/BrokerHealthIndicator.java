@@ -1,6 +1,5 @@
 package com.supermarket.api.broker;
 
-import com.supermarket.broker.BrokerSettings;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -15,9 +14,11 @@ import org.springframework.core.NestedExceptionUtils;
 import org.springframework.stereotype.Component;
 
 /**
- * Readiness of the broker: DOWN while the connection is blocked, or when a real round trip
- * (a passive declare of the first store partition's query queue, which every topology has) fails or takes longer than the health timeout, so a
- * frozen link is caught too and the probe itself never hangs. Thread-safe.
+ * Readiness of the broker: DOWN while the connection is blocked, or when a real round trip fails
+ * or takes longer than the health timeout, so a frozen link is caught too and the probe itself
+ * never hangs. The round trip opens and closes a channel of its own, which any user may: a
+ * passive declare would need a right on its target (RabbitMQ 4.2.6 and 4.3 refuse it otherwise),
+ * and purchase-api's least-privilege user has none on any queue. Thread-safe.
  */
 @Component("broker")
 class BrokerHealthIndicator implements HealthIndicator, DisposableBean {
@@ -25,16 +26,14 @@ class BrokerHealthIndicator implements HealthIndicator, DisposableBean {
     private final CachingConnectionFactory connectionFactory;
     private final BlockedConnectionTracker blocked;
     private final BrokerProperties properties;
-    private final String probedQueue;
     private final ExecutorService checks = Executors.newThreadPerTaskExecutor(
             Thread.ofVirtual().name("broker-health-", 0).factory());
 
     BrokerHealthIndicator(CachingConnectionFactory connectionFactory, BlockedConnectionTracker blocked,
-                          BrokerProperties properties, BrokerSettings settings) {
+                          BrokerProperties properties) {
         this.connectionFactory = connectionFactory;
         this.blocked = blocked;
         this.properties = properties;
-        this.probedQueue = settings.storeQueryQueues().getFirst();
     }
 
     @Override
@@ -61,11 +60,14 @@ class BrokerHealthIndicator implements HealthIndicator, DisposableBean {
 
     private long roundTrip() {
         long start = System.nanoTime();
+        // Not a cached channel: channel.open and channel.close each wait for the broker's answer.
         try (Connection connection = connectionFactory.createConnection();
-             var channel = connection.createChannel(false)) {
-            channel.queueDeclarePassive(probedQueue);
+             var channel = connection.getDelegate().createChannel()) {
+            if (channel == null) {
+                throw new IllegalStateException("the connection has no channel left");
+            }
         } catch (Exception e) {
-            throw new IllegalStateException("no round trip to the broker (passive declare of " + probedQueue + "): "
+            throw new IllegalStateException("no round trip to the broker (a channel opened and closed): "
                     + NestedExceptionUtils.getMostSpecificCause(e).getMessage(), e);
         }
         return System.nanoTime() - start;

@@ -1,11 +1,15 @@
 package com.supermarket.store.durability;
 
 import java.io.IOException;
+import java.net.ConnectException;
 import java.net.URI;
+import java.net.UnknownHostException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
 import java.nio.channels.FileChannel;
+import java.nio.channels.UnresolvedAddressException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -20,6 +24,18 @@ import java.util.List;
  * answer into the directory as snapshot 0, which the normal {@link Recovery} then loads; the
  * copy's own shard queues hold everything since it went down, and the dedup window carried in
  * the snapshot skips what both hold.
+ *
+ * <p>When a copy may start from zero: only when every peer has answered, itself, that it is empty
+ * and never had state ({@value #EMPTY}). That is the one way to know that no copy of the partition
+ * holds counts, which on a first install every copy does at once. A peer that gives no answer
+ * may hold counts, whatever the reason: a name that does not resolve is a copy with no pod at the
+ * moment (restarting, rescheduled, Pending on a lost zone with its volume), which cannot be told
+ * from one that never existed; a refused connection is a copy whose server is starting; a silent
+ * one is slow. Starting from zero beside such a copy would serve stale counts until the end of
+ * time, so each is waited for, and the copies are deployed so that every copy with a pod answers
+ * before it is ready (the chart's headless Service publishes unready pods and starts every pod at
+ * once, so on a first install the copies find each other). {@link Round#problem()} names each
+ * peer's reason, for readiness and the log.
  *
  * <p>Durable in this order: an empty log segment 0 (recovery wants the log that follows a
  * snapshot), then the snapshot into a temp file, fsynced, renamed into place, the directory
@@ -82,7 +98,7 @@ final class PeerRebuild {
                         : HttpResponse.BodySubscribers.ofString(java.nio.charset.StandardCharsets.UTF_8));
             } catch (IOException e) {
                 Files.deleteIfExists(temp);
-                problems.add(uri + ": " + e);
+                problems.add(uri + ": " + unanswered(e));
                 continue;
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -103,6 +119,25 @@ final class PeerRebuild {
         }
         return new Round(false, false, null, "no live copy of this partition gave its counts yet (never starting from "
                 + "zero while one may hold them): " + String.join("; ", problems));
+    }
+
+    /** Why a peer gave no answer, in words an operator can act on; each may hold counts. */
+    private String unanswered(IOException e) {
+        List<Throwable> causes = new ArrayList<>();
+        for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+            causes.add(cause);
+        }
+        if (causes.stream().anyMatch(c -> c instanceof UnresolvedAddressException || c instanceof UnknownHostException)) {
+            return "its name does not resolve: no pod of that copy has an address now (starting, moved, or Pending), "
+                    + "and it may hold counts";
+        }
+        if (causes.stream().anyMatch(HttpTimeoutException.class::isInstance)) {
+            return "no answer within " + timeout + ": it may hold counts";
+        }
+        if (causes.stream().anyMatch(ConnectException.class::isInstance)) {
+            return "connection refused: its server is not up yet, and it may hold counts";
+        }
+        return e.toString();
     }
 
     private static void install(StateDirectory directory, Path temp) throws IOException {

@@ -54,6 +54,28 @@ class PeerRebuildTest {
     }
 
     @Test
+    void aPeerWithoutAnAnswerMayHoldCountsWhateverTheReasonAndTheRoundSaysWhichReason() throws IOException {
+        // A first install: one copy says it is empty, the other has no pod yet (its name does not
+        // resolve), or one whose server is not up. Neither can be told from a copy with counts that is
+        // restarting, so none of them lets this copy start from zero.
+        refuse("/empty", PeerRebuild.EMPTY);
+        StateDirectory state = new StateDirectory(dir);
+
+        PeerRebuild.Round unresolved = new PeerRebuild(List.of(url("/empty"), "http://store-service-c1-0.peers.invalid:8081"),
+                Duration.ofSeconds(5)).into(state);
+        PeerRebuild.Round refused = new PeerRebuild(List.of(url("/empty"), "http://127.0.0.1:1"), Duration.ofSeconds(5)).into(state);
+
+        assertThat(List.of(unresolved, refused)).allSatisfy(round -> {
+            assertThat(round.allEmpty()).as("never from zero while a copy may hold counts").isFalse();
+            assertThat(round.rebuilt()).isFalse();
+        });
+        assertThat(unresolved.problem()).contains("store-service-c1-0.peers.invalid:8081/state/snapshot: its name does not "
+                + "resolve: no pod of that copy has an address now");
+        assertThat(refused.problem()).contains("127.0.0.1:1/state/snapshot: connection refused: its server is not up yet");
+        assertThat(state.hasState()).isFalse();
+    }
+
+    @Test
     void theFirstPeerThatGivesItsCountsIsInstalledAsTheSnapshotRecoveryLoads() throws IOException {
         StoreCounts live = new StoreCounts(8, 10, 64);
         for (int i = 0; i < 50; i++) {

@@ -1,0 +1,111 @@
+package com.supermarket.deployment;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.supermarket.deployment.ScriptTranscript.Result;
+import com.supermarket.deployment.ScriptTranscript.Step;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Predicate;
+import org.junit.jupiter.api.Test;
+
+/**
+ * scripts/k8s-install.sh, the local install, checked offline (shellcheck, then its {@code --dry-run}
+ * transcript): it loads every image values-local.yaml runs, starts the database the preset names
+ * with the Secrets the chart reads before installing, installs with the preset and waits, runs
+ * helm test, and checks a load run on every copy of every partition.
+ */
+class K8sInstallScriptTest {
+
+    private static final Path SCRIPT = DeploymentFiles.resolve("scripts/k8s-install.sh");
+    private static final List<Step> STEPS = ScriptTranscript.dryRun(SCRIPT);
+
+    @Test
+    void passesShellcheck() {
+        Result shellcheck = ScriptTranscript.exec(List.of("shellcheck", "--external-sources", "--severity=style", SCRIPT.toString()), Map.of());
+
+        assertThat(shellcheck.output()).as("shellcheck scripts/k8s-install.sh").isEmpty();
+        assertThat(shellcheck.status()).isZero();
+    }
+
+    @Test
+    void loadsEveryImageThePresetRunsAndEveryOperatorsBeforeUsingThem() {
+        List<String> loaded = new ArrayList<>();
+        STEPS.stream().filter(s -> s.words().size() > 2 && s.words().subList(0, 2).equals(List.of("scripts/k8s-local.sh", "load")))
+                .forEach(s -> loaded.addAll(s.words().subList(2, s.words().size())));
+
+        assertThat(loaded).containsAll(LocalPresetTest.images()).contains(database().getSpec().getTemplate().getSpec()
+                .getContainers().getFirst().getImage()).allSatisfy(HelmChartTest::assertPinned);
+        assertThat(loaded).filteredOn(i -> i.contains("operator")).containsExactly(
+                "supermarket-local/rabbitmq-cluster-operator:2.21.0", "supermarket-local/messaging-topology-operator:1.19.1");
+        assertThat(first(s -> s.words().get(0).equals("scripts/k8s-local.sh")))
+                .isLessThan(first(s -> s.words().contains("apply")));
+    }
+
+    @Test
+    void installsThePresetAndWaitsAfterItsDatabaseAndSecretsThenTestsIt() {
+        int install = first(s -> s.words().containsAll(List.of("upgrade", "--install", "supermarket", "helm/supermarket")));
+        Step helm = STEPS.get(install);
+        List<Secret> secrets = STEPS.subList(0, install).stream().map(Step::manifest).filter(Secret.class::isInstance)
+                .map(Secret.class::cast).toList();
+
+        assertThat(helm.words()).containsSubsequence("-f", "helm/supermarket/values-local.yaml").contains("--wait");
+        assertThat(secrets).extracting(s -> s.getMetadata().getName()).as("the Secrets the chart's MySQL settings name")
+                .contains("supermarket-mysql", "supermarket-mysql-migrations");
+        assertThat(STEPS.subList(0, install)).anySatisfy(s -> assertThat(s.words()).contains("rollout", "status",
+                "deployment/supermarket-mysql"));
+        Service service = (Service) STEPS.stream().map(Step::manifest).filter(Service.class::isInstance).findFirst().orElseThrow();
+        assertThat(HelmChartTest.env(HelmChartTest.container(HelmChart.objects(HelmChart.template(HelmChart.LOCAL_VALUES,
+                Map.of())), "purchases-service"), "MYSQL_URL").getValue())
+                .startsWith("jdbc:mysql://" + service.getMetadata().getName() + ":3306/");
+        assertThat(first(s -> s.words().containsAll(List.of("test", "supermarket")))).isGreaterThan(install);
+    }
+
+    @Test
+    void checksTheLoadRunAgainstTheCountsBeforeItOnEveryCopyOfEveryPartitionAndBothGetsAgainstTheDatabase() {
+        int baseline = first(s -> s.manifest() instanceof Pod p && p.getMetadata().getName().startsWith("supermarket-baseline-"));
+        int load = first(s -> s.words().containsAll(List.of("upgrade", "--reuse-values", "loadClient.enabled=true")));
+        int checks = first(s -> s.manifest() instanceof Pod p && p.getMetadata().getName().startsWith("supermarket-checks-"));
+        Container save = ((Pod) STEPS.get(baseline).manifest()).getSpec().getContainers().getFirst();
+        Pod pod = (Pod) STEPS.get(checks).manifest();
+        Container verify = pod.getSpec().getInitContainers().getFirst();
+        Container gets = pod.getSpec().getContainers().getFirst();
+
+        assertThat(baseline).as("the counts saved before the run").isLessThan(load);
+        assertThat(load).isLessThan(checks);
+        assertThat(String.join(" ", save.getCommand())).contains("--save-baseline");
+        assertThat(STEPS.get(load).words()).contains("loadClient.maxStores=64", "--wait-for-jobs");
+        assertThat(verify.getCommand()).contains("verify").containsSubsequence("--store-copies", "2")
+                .containsSubsequence("--baseline", "/baseline/baseline.json");
+        int saved = first(s -> s.manifest() instanceof ConfigMap c && c.getMetadata().getName().startsWith("supermarket-baseline-"));
+        assertThat(saved).isBetween(baseline, load);
+        assertThat(pod.getSpec().getVolumes()).filteredOn(v -> v.getConfigMap() != null).singleElement()
+                .satisfies(v -> assertThat(v.getConfigMap().getName()).isEqualTo(STEPS.get(saved).manifest().getMetadata().getName()));
+        assertThat(Collections.frequency(verify.getCommand(), "--store-metrics-url")).as("2 copies x 2 partitions").isEqualTo(4);
+        assertThat(verify.getCommand()).contains("http://supermarket-store-service-c1-1.supermarket-store-service:9090/actuator/prometheus");
+        assertThat(gets.getCommand()).contains("check-gets", "jdbc:mysql://supermarket-mysql:3306/purchases");
+        assertThat(Collections.frequency(gets.getCommand(), "--store-state-url")).isEqualTo(4);
+    }
+
+    private static Deployment database() {
+        return (Deployment) STEPS.stream().map(Step::manifest).filter(Deployment.class::isInstance).findFirst().orElseThrow();
+    }
+
+    private static int first(Predicate<Step> what) {
+        for (int i = 0; i < STEPS.size(); i++) {
+            if (what.test(STEPS.get(i))) {
+                return i;
+            }
+        }
+        throw new AssertionError("no such step in the transcript:\n" + String.join("\n", STEPS.stream().map(Step::line).toList()));
+    }
+}

@@ -1,0 +1,332 @@
+#!/usr/bin/env bash
+# The platform on the local cluster of scripts/k8s-local.sh, in one command: the operators the chart
+# depends on, the images built here and loaded into the nodes, a MariaDB for purchases-service,
+# `helm install --wait` with helm/supermarket/values-local.yaml (timed), `helm test`, then the
+# chart's load-client Job and the exactly-once and GET checks inside the cluster.
+#
+# Usage: scripts/k8s-install.sh [options] [COMMAND...]   (no command: all of them, in this order)
+#   operators  the RabbitMQ Cluster and Messaging Topology Operators (their upstream manifests from
+#              $K8S_OPERATORS_DIR, every image renamed to a local tag and loaded into the nodes; the
+#              Topology Operator's webhook certificate made here, not by cert-manager), the
+#              Prometheus Operator's CRDs (from its Go module); waits until Available
+#   images     the services' images (Maven package + the Dockerfile) and the stand-ins
+#              (scripts/images.sh), tagged as values-local.yaml names them, loaded into the nodes
+#   install    namespace, MariaDB and its Secrets, helm upgrade --install --wait, helm test
+#   load       the load-client Job (--stores stores), then `verify` (0 lost, 0 duplicated) and
+#              `check-gets` (both GETs exact against MariaDB) in a pod of the cluster
+#   uninstall  the release, its claims and the namespace (the operators stay)
+# Options:
+#   --stores N              load: store threads (default 64, at most values-local's 128)
+#   --purchases-per-hour N  load: POSTs per store per simulated hour (default 50; 9 such hours)
+#   --run ID                load: the run's id (default run-<UTC time>)
+#   --dry-run               print every command and manifest instead of running them
+#   -h, --help              this help
+# Environment: K8S_LOCAL_CACHE (default /var/cache/supermarket-k8s): helm is built there from the Go
+# module proxy; K8S_OPERATORS_DIR (default $K8S_LOCAL_CACHE/operators/manifests) holds the operators'
+# release manifests, cluster-operator.yml and messaging-topology-operator-with-certmanager.yaml, and
+# their images must be in the Docker engine under the local tags below: the Go module proxy serves
+# neither as a buildable program (docs/kubernetes-install.md says how this machine's were had, and
+# why cert-manager is not installed). Needs the cluster up, Docker, Go, a JDK, openssl.
+set -euo pipefail
+
+usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }
+log() { printf '[k8s-install] %s\n' "$*" >&2; }
+die() { log "ERROR: $*"; exit 1; }
+
+cd "$(dirname "$0")/.."
+# shellcheck source=scripts/lib/kubernetes.sh
+source scripts/lib/kubernetes.sh
+
+# Versions, one place: the operators are scripts/eks.sh's; the Prometheus Operator's CRDs are
+# the newest release the Go module proxy serves as a module.
+readonly HELM_VERSION=v3.22.0
+readonly CLUSTER_OPERATOR_VERSION=2.21.0 TOPOLOGY_OPERATOR_VERSION=1.19.1
+readonly PROMETHEUS_OPERATOR_VERSION=v0.85.0
+readonly RELEASE=supermarket NAMESPACE=supermarket CONTEXT=kind-supermarket
+readonly VALUES=helm/supermarket/values-local.yaml
+readonly MODULES=(purchase-api store-service purchases-service load-client)
+# Each operator image as its manifest names it (any registry and tag) -> the local tag it runs as.
+readonly OPERATOR_IMAGES=(
+  "cluster-operator=supermarket-local/rabbitmq-cluster-operator:$CLUSTER_OPERATOR_VERSION"
+  "messaging-topology-operator=supermarket-local/messaging-topology-operator:$TOPOLOGY_OPERATOR_VERSION")
+# The stand-ins values-local.yaml names: scripts/images.sh's NAME:latest -> the tag, and what the
+# image must say of its version for that tag to be true.
+readonly STAND_INS=(
+  "redis=7.0=redis-server --version"
+  "curl=7.88=curl --version"
+  "mariadb=10.11=mariadbd --version")
+readonly BROKER_IMAGE=supermarket-local/rabbitmq:4.3.6
+
+CACHE="${K8S_LOCAL_CACHE:-/var/cache/supermarket-k8s}"
+OPERATORS_DIR="${K8S_OPERATORS_DIR:-$CACHE/operators/manifests}"
+HELM="$CACHE/bin/helm-$HELM_VERSION"
+stores=64 purchases_per_hour=50 run_id="" dry_run=false commands=()
+while (($#)); do
+  case "$1" in
+    -h | --help) usage; exit 0 ;;
+    --stores) stores="${2:?}"; shift 2 ;;
+    --purchases-per-hour) purchases_per_hour="${2:?}"; shift 2 ;;
+    --run) run_id="${2:?}"; shift 2 ;;
+    --dry-run) dry_run=true; shift ;;
+    operators | images | install | load | uninstall) commands+=("$1"); shift ;;
+    *) usage >&2; die "unknown argument '$1'" ;;
+  esac
+done
+((${#commands[@]})) || commands=(operators images install load)
+run_id="${run_id:-run-$(date -u +%Y%m%d-%H%M%S)}"
+[[ "$run_id" =~ ^[a-z0-9]([-a-z0-9]{0,18}[a-z0-9])?$ ]] || die "--run: 1-20 lowercase letters, digits or -, not at either end"
+((stores >= 1 && stores <= 128)) || die "--stores: 1..128 (values-local.yaml's platform.maxStores)"
+
+# Every command that touches the cluster or builds goes through run, so --dry-run prints what a
+# real run does, in order.
+run() {
+  if $dry_run; then
+    [[ "$1" != command ]] || shift
+    printf '+'; printf ' %q' "$@"; printf '\n'
+  else
+    "$@"
+  fi
+}
+kubectl() { run command kubectl --context "$CONTEXT" "$@"; }
+helm() { run "$HELM" --kube-context "$CONTEXT" "$@"; }
+# A manifest on standard input (built with jq, so values are quoted safely); printed under --dry-run.
+apply_json() {
+  if $dry_run; then
+    printf '+ kubectl apply -f - <<EOF\n%s\nEOF\n' "$(jq -c . <<<"$1")"
+  else
+    command kubectl --context "$CONTEXT" apply -f - <<<"$1"
+  fi
+}
+timed() { # what COMMAND...: runs it and logs how long it took
+  local what="$1" started=$SECONDS; shift
+  "$@"
+  log "$what took $((SECONDS - started)) s"
+}
+
+# --- tools
+ensure_helm() {
+  [[ -x "$HELM" ]] && return 0
+  log "building helm $HELM_VERSION from the Go module proxy (a few minutes)"
+  run mkdir -p "$CACHE/bin"
+  run env GOBIN="$CACHE/bin/helm-build" CGO_ENABLED=0 go install "helm.sh/helm/v3/cmd/helm@$HELM_VERSION"
+  run mv "$CACHE/bin/helm-build/helm" "$HELM"
+}
+
+# --- operators
+# The manifest's images renamed to the local tags (matched by name, whatever registry and tag it
+# had), its cert-manager objects left out and every webhook given the CA bundle $2 (base64), then
+# applied; kubectl waits for every Deployment of the namespace.
+apply_operator() { # manifest ca-bundle
+  local manifest="$OPERATORS_DIR/$1" renamed renames=() mapping name
+  $dry_run || [[ -f "$manifest" ]] || die "no $manifest: put the operators' release manifests in $OPERATORS_DIR (K8S_OPERATORS_DIR)"
+  renamed="$(mktemp)"
+  for mapping in "${OPERATOR_IMAGES[@]}"; do
+    name="${mapping%%=*}"
+    renames+=(-e "s#^([[:space:]-]*image:[[:space:]]*)\"?[^\"[:space:]]*/$name(:[^\"[:space:]]*)?\"?[[:space:]]*\$#\\1${mapping#*=}#")
+  done
+  [[ -z "$2" ]] || renames+=(-e "s#^([[:space:]]*)clientConfig:[[:space:]]*\$#&\\n\\1  caBundle: $2#")
+  run cp "$manifest" "$renamed"
+  run sed -E -i "${renames[@]}" "$renamed"
+  run without_cert_manager_objects "$renamed"
+  $dry_run || ! grep -E '^[[:space:]-]*image:[[:space:]]*[^[:space:]]' "$renamed" | grep -v 'supermarket-local/' \
+    || die "$1 names an image with no local build (above)"
+  kubectl apply --server-side --force-conflicts -f "$renamed"
+  run rm -f "$renamed"
+  kubectl wait --for=condition=Available deployment --all -n rabbitmq-system --timeout=10m
+}
+
+# Drops the documents of a multi-document manifest that are cert-manager objects (Issuer, Certificate).
+without_cert_manager_objects() {
+  awk 'BEGIN { RS = "\n---\n"; ORS = "\n---\n" } !/(^|\n)apiVersion: cert-manager\.io\// { print }' "$1" >"$1.kept"
+  mv "$1.kept" "$1"
+}
+
+# The Topology Operator's webhook serving certificate, self-signed for its Service's names, in
+# the Secret its Deployment mounts (the release manifest has cert-manager issue it). Prints the
+# certificate as the webhooks' CA bundle.
+webhook_certificate() {
+  local service=messaging-topology-webhook-service.rabbitmq-system.svc dir
+  dir="$(mktemp -d)"
+  run openssl req -x509 -newkey rsa:2048 -nodes -days 3650 -subj "/CN=$service" \
+    -addext "subjectAltName=DNS:$service,DNS:$service.cluster.local" -keyout "$dir/tls.key" -out "$dir/tls.crt" >&2
+  if $dry_run; then
+    echo "<certificate>"
+  else
+    command kubectl --context "$CONTEXT" create namespace rabbitmq-system --dry-run=client -o yaml \
+      | command kubectl --context "$CONTEXT" apply -f - >&2
+    command kubectl --context "$CONTEXT" create secret tls webhook-server-cert -n rabbitmq-system \
+      --cert "$dir/tls.crt" --key "$dir/tls.key" --dry-run=client -o yaml \
+      | command kubectl --context "$CONTEXT" apply -f - >&2
+    base64 -w0 "$dir/tls.crt"
+  fi
+  rm -rf "$dir"
+}
+
+cmd_operators() {
+  local mapping images=() crds
+  for mapping in "${OPERATOR_IMAGES[@]}"; do
+    images+=("${mapping#*=}")
+  done
+  run scripts/k8s-local.sh load "${images[@]}"
+  apply_operator cluster-operator.yml ""
+  apply_operator messaging-topology-operator-with-certmanager.yaml "$(webhook_certificate)"
+  crds="<prometheus-operator@$PROMETHEUS_OPERATOR_VERSION>"
+  $dry_run || crds="$(go mod download -json "github.com/prometheus-operator/prometheus-operator@$PROMETHEUS_OPERATOR_VERSION" | jq -r .Dir)"
+  crds+=/example/prometheus-operator-crd
+  kubectl apply --server-side -f "$crds/monitoring.coreos.com_servicemonitors.yaml" \
+    -f "$crds/monitoring.coreos.com_prometheusrules.yaml" -f "$crds/monitoring.coreos.com_podmonitors.yaml"
+}
+
+# --- images
+cmd_images() {
+  local module entry name tag version java images=()
+  run ./mvnw -B -ntp -q package -DskipTests -pl "$(IFS=,; echo "${MODULES[*]}")" -am
+  run scripts/images.sh
+  $dry_run || docker image inspect "$BROKER_IMAGE" >/dev/null 2>&1 \
+    || die "no $BROKER_IMAGE: scripts/images.sh builds it (deploy/images/rabbitmq)"
+  java=supermarket-local/java:latest
+  for module in "${MODULES[@]}"; do
+    run env DOCKER_BUILDKIT=0 docker build -q --build-arg MODULE="$module" --build-arg JAVA_BUILD_IMAGE="$java" \
+      --build-arg JAVA_RUNTIME_IMAGE="$java" -t "supermarket-local/supermarket/$module:0.1.0" .
+    images+=("supermarket-local/supermarket/$module:0.1.0")
+  done
+  for entry in "${STAND_INS[@]}"; do
+    IFS='=' read -r name tag version <<<"$entry"
+    if ! $dry_run; then
+      # shellcheck disable=SC2086 # the version command is words
+      docker run --rm --entrypoint "" "supermarket-local/$name:latest" $version 2>&1 | grep -q "[^0-9.]$tag\." \
+        || die "supermarket-local/$name:latest is not $name $tag (values-local.yaml names that tag)"
+    fi
+    run docker tag "supermarket-local/$name:latest" "supermarket-local/$name:$tag"
+    images+=("supermarket-local/$name:$tag")
+  done
+  images+=("$BROKER_IMAGE")
+  run scripts/k8s-local.sh load "${images[@]}"
+}
+
+# --- install
+# The password of an existing Secret's key, else a new random one (re-running keeps them).
+password_of() {
+  local existing
+  $dry_run && { echo "<generated>"; return; }
+  existing=$(command kubectl --context "$CONTEXT" get secret "$1" -n "$NAMESPACE" --ignore-not-found -o 'jsonpath={.data.password}')
+  if [[ -n "$existing" ]]; then base64 -d <<<"$existing"; else openssl rand -hex 24; fi
+}
+
+# MariaDB as compose runs it (deploy/images/mariadb): the schema owner is the migrations' user,
+# purchases-service's own user may SELECT and INSERT only (deploy/mysql/runtime-user.sh).
+mariadb() {
+  apply_json "$(secret_json supermarket-mysql-root password "$(password_of supermarket-mysql-root)")"
+  apply_json "$(secret_json supermarket-mysql-migrations username supermarket password "$(password_of supermarket-mysql-migrations)")"
+  apply_json "$(secret_json supermarket-mysql username purchases password "$(password_of supermarket-mysql)")"
+  apply_json "$(jq -n --arg ns "$NAMESPACE" --rawfile init deploy/mysql/runtime-user.sh \
+    '{apiVersion: "v1", kind: "ConfigMap", metadata: {name: "supermarket-mysql-init", namespace: $ns},
+      data: {"runtime-user.sh": $init}}')"
+  apply_json "$(jq -n --arg ns "$NAMESPACE" '{apiVersion: "v1", kind: "Service",
+    metadata: {name: "supermarket-mysql", namespace: $ns},
+    spec: {selector: {app: "supermarket-mysql"}, ports: [{name: "mysql", port: 3306, targetPort: 3306}]}}')"
+  apply_json "$(jq -n --arg ns "$NAMESPACE" '
+    def secret($name; $key): {valueFrom: {secretKeyRef: {name: $name, key: $key}}};
+    {apiVersion: "apps/v1", kind: "Deployment", metadata: {name: "supermarket-mysql", namespace: $ns},
+     spec: {replicas: 1, strategy: {type: "Recreate"}, selector: {matchLabels: {app: "supermarket-mysql"}},
+      template: {metadata: {labels: {app: "supermarket-mysql"}}, spec: {containers: [{
+        name: "mariadb", image: "supermarket-local/mariadb:10.11", imagePullPolicy: "Never",
+        args: ["--innodb-buffer-pool-size=64M"],
+        env: [
+          ({name: "MYSQL_ROOT_PASSWORD"} + secret("supermarket-mysql-root"; "password")),
+          {name: "MYSQL_DATABASE", value: "purchases"},
+          ({name: "MYSQL_USER"} + secret("supermarket-mysql-migrations"; "username")),
+          ({name: "MYSQL_PASSWORD"} + secret("supermarket-mysql-migrations"; "password")),
+          ({name: "MYSQL_PURCHASES_PASSWORD"} + secret("supermarket-mysql"; "password"))],
+        ports: [{containerPort: 3306}],
+        readinessProbe: {exec: {command: ["sh", "-c", "mysqladmin ping -h 127.0.0.1 -uroot -p\"$MYSQL_ROOT_PASSWORD\" --silent"]},
+          periodSeconds: 5},
+        resources: {requests: {cpu: "100m", memory: "512Mi"}, limits: {cpu: "1", memory: "512Mi"}},
+        volumeMounts: [{name: "init", mountPath: "/docker-entrypoint-initdb.d"}, {name: "data", mountPath: "/var/lib/mysql"}]}],
+       volumes: [{name: "init", configMap: {name: "supermarket-mysql-init"}}, {name: "data", emptyDir: {}}]}}}}')"
+  kubectl rollout status deployment/supermarket-mysql -n "$NAMESPACE" --timeout=10m
+}
+
+cmd_install() {
+  ensure_helm
+  apply_json "$(jq -n --arg ns "$NAMESPACE" '{apiVersion: "v1", kind: "Namespace", metadata: {name: $ns}}')"
+  mariadb
+  timed "helm install --wait" helm upgrade --install "$RELEASE" helm/supermarket -n "$NAMESPACE" -f "$VALUES" \
+    --wait --timeout 30m
+  timed "helm test" helm test "$RELEASE" -n "$NAMESPACE" --timeout 10m --logs
+}
+
+# --- load: the services' counts saved first (verify --save-baseline, in a pod), the chart's Job,
+# then both checks in a pod: `verify` against that baseline (an init container), `check-gets` once
+# it passed; the pod succeeds only if both do. The pods reach every service by its DNS name.
+cmd_load() {
+  local job="$RELEASE-load-client-$run_id" copy partition stores_urls=() baseline
+  ensure_helm
+  # Copy by copy, each copy's partitions in order: the copy groups the two commands read.
+  for copy in 0 1; do
+    for partition in 0 1; do
+      stores_urls+=("$RELEASE-store-service$( ((copy == 0)) || echo "-c$copy")-$partition.$RELEASE-store-service")
+    done
+  done
+  run_check_pod baseline "$RELEASE-baseline-$run_id" "${stores_urls[@]}"
+  baseline='{}'
+  $dry_run || baseline=$(command kubectl --context "$CONTEXT" logs "$RELEASE-baseline-$run_id" -n "$NAMESPACE" \
+    | sed -n 's/^baseline: //p')
+  apply_json "$(jq -n --arg ns "$NAMESPACE" --arg name "$RELEASE-baseline-$run_id" --arg baseline "$baseline" \
+    '{apiVersion: "v1", kind: "ConfigMap", metadata: {name: $name, namespace: $ns}, data: {"baseline.json": $baseline}}')"
+  timed "the load run" helm upgrade "$RELEASE" helm/supermarket -n "$NAMESPACE" --reuse-values \
+    --set loadClient.enabled=true --set loadClient.run="$run_id" --set loadClient.maxStores="$stores" \
+    --set loadClient.purchasesPerHour="$purchases_per_hour" --wait --wait-for-jobs --timeout 60m
+  kubectl logs "job/$job" -n "$NAMESPACE" --tail=40
+  run_check_pod checks "$RELEASE-checks-$run_id" "${stores_urls[@]}"
+}
+
+# run_check_pod baseline|checks NAME STORE-POD-NAMES...: the load client's verify (saving the
+# baseline, or checking the run against it) and check-gets in a pod; waits for it and prints its log.
+run_check_pod() {
+  local kind="$1" pod="$2"; shift 2
+  kubectl delete pod "$pod" -n "$NAMESPACE" --ignore-not-found --wait=true
+  apply_json "$(jq -n --arg ns "$NAMESPACE" --arg name "$pod" --arg run "$run_id" --arg kind "$kind" \
+    --arg claim "$RELEASE-load-client-results" --arg image supermarket-local/supermarket/load-client:0.1.0 --args '
+    ($ARGS.positional | map(["--store-state-url", "http://\(.):8081"]) | add) as $states
+    | (["java", "-jar", "/app/app.jar", "verify", "--purchases-url", "http://supermarket-purchases-service:8082",
+        "--purchases-metrics-url", "http://supermarket-purchases-service:9090/actuator/prometheus", "--store-copies", "2"]
+       + ($ARGS.positional | map(["--store-metrics-url", "http://\(.):9090/actuator/prometheus"]) | add) + $states) as $verify
+    | {image: $image, imagePullPolicy: "Never",
+       env: [{name: "MYSQL_PASSWORD", valueFrom: {secretKeyRef: {name: "supermarket-mysql", key: "password"}}}],
+       securityContext: {readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: {drop: ["ALL"]}},
+       resources: {requests: {cpu: "100m", memory: "384Mi"}, limits: {cpu: "1", memory: "384Mi"}},
+       volumeMounts: [{name: "tmp", mountPath: "/tmp"}]} as $base
+    | {apiVersion: "v1", kind: "Pod", metadata: {name: $name, namespace: $ns},
+       spec: {restartPolicy: "Never", automountServiceAccountToken: false,
+         securityContext: {runAsNonRoot: true, runAsUser: 10001, runAsGroup: 10001, seccompProfile: {type: "RuntimeDefault"}},
+         volumes: [{name: "tmp", emptyDir: {}}]}}
+    | if $kind == "baseline" then
+        .spec.containers = [$base + {name: "baseline", command: (["sh", "-c",
+          "\"$@\" --save-baseline /tmp/baseline.json && echo \"baseline: $(cat /tmp/baseline.json)\"", "baseline"] + $verify)}]
+      else
+        .spec.volumes += [{name: "results", persistentVolumeClaim: {claimName: $claim, readOnly: true}},
+          {name: "baseline", configMap: {name: "supermarket-baseline-\($run)"}}]
+        | .spec.initContainers = [$base + {name: "verify",
+            command: ($verify + ["--baseline", "/baseline/baseline.json", "/results/\($run)/result.json"]),
+            volumeMounts: ($base.volumeMounts + [{name: "results", mountPath: "/results", readOnly: true},
+              {name: "baseline", mountPath: "/baseline", readOnly: true}])}]
+        | .spec.containers = [$base + {name: "check-gets", command: (["java", "-jar", "/app/app.jar", "check-gets",
+            "--base-url", "http://supermarket-purchase-api", "--jdbc-url", "jdbc:mysql://supermarket-mysql:3306/purchases",
+            "--db-user", "purchases", "--max-stores", "128", "--item-sample", "2000", "--store-copies", "2"] + $states)}]
+      end' "$@")"
+  kubectl wait --for=jsonpath='{.status.phase}'=Succeeded "pod/$pod" -n "$NAMESPACE" --timeout=30m \
+    || { kubectl logs "pod/$pod" -n "$NAMESPACE" --all-containers; die "$kind failed (its log above)"; }
+  kubectl logs "pod/$pod" -n "$NAMESPACE" --all-containers
+}
+
+cmd_uninstall() {
+  ensure_helm
+  helm uninstall "$RELEASE" -n "$NAMESPACE" --ignore-not-found --wait --timeout 10m
+  kubectl delete namespace "$NAMESPACE" --ignore-not-found --wait=true --timeout=10m
+}
+
+for command in "${commands[@]}"; do
+  log "$command"
+  timed "$command" "cmd_$command"
+done
