@@ -59,8 +59,11 @@ install_if_missing mariadbd mariadb-server
 mysql_up() { mariadb-admin --protocol=tcp -h "$mysql_host" -P "$mysql_port" -uroot ping; }
 if ! mysql_up >/dev/null 2>&1; then
   log "starting MariaDB"
-  # mariadbd refuses to run as root; Debian's package owns its data directory as mysql.
-  start-stop-daemon --start --oknodo --background --exec /usr/sbin/mariadbd -- --user=mysql
+  # mariadbd refuses to run as root; Debian's package owns its data directory as mysql. Started
+  # directly, not by start-stop-daemon --exec: that takes any process whose executable path reads
+  # /usr/sbin/mariadbd, a container's database included, for this machine's and starts nothing.
+  install -d -o mysql -g mysql /run/mysqld
+  setsid /usr/sbin/mariadbd --user=mysql >>/var/log/local-services-mariadb.log 2>&1 < /dev/null &
 fi
 wait_for "MariaDB" 60 mysql_up
 # The local runs and tests connect as root over TCP without a password; Debian's package lets
