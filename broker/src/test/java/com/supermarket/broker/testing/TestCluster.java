@@ -4,6 +4,7 @@ import com.rabbitmq.client.Address;
 import com.rabbitmq.client.Connection;
 import com.supermarket.broker.BrokerSettings;
 import com.supermarket.broker.BrokerSetup;
+import com.supermarket.broker.BrokerUsers;
 import com.supermarket.broker.ManagementClient;
 import com.supermarket.contract.WireFormat;
 import java.io.IOException;
@@ -123,7 +124,7 @@ public final class TestCluster implements AutoCloseable {
     public void declareReplicatedTopology(int shards) {
         CachingConnectionFactory connections = connectionFactory(1);
         try {
-            BrokerSetup setup = replicatedSettings(shards).setup(new RabbitAdmin(connections), USER, USER, vhost);
+            BrokerSetup setup = replicatedSettings(shards).setup(new RabbitAdmin(connections), USER, USER, vhost, BrokerUsers.ADMINISTRATOR);
             if (!setup.ensure()) {
                 throw new IllegalStateException(setup.problem());
             }

@@ -100,6 +100,32 @@ public final class TestNode implements AutoCloseable {
         return rabbitmqctl("eval", "rabbit_alarm:get_alarms().").contains("memory");
     }
 
+    /**
+     * The messages in {@code queue} of {@code vhost}, ready and unacknowledged, as the queue
+     * counts them now: 0 means the queue is drained and every delivery acknowledged.
+     */
+    public long messagesReadyOrUnacknowledged(String vhost, String queue) {
+        for (String line : rabbitmqctl("list_queues", "-p", vhost, "name", "messages", "--no-table-headers").split("\n")) {
+            String[] columns = line.split("\t");
+            if (columns.length == 2 && columns[0].equals(queue)) {
+                return Long.parseLong(columns[1].strip());
+            }
+        }
+        throw new IllegalStateException("no queue '" + queue + "' in vhost '" + vhost + "' on " + name);
+    }
+
+    /** The state of each client connection to {@code vhost} ({@code running}, {@code blocking}, {@code blocked}...). */
+    public List<String> connectionStates(String vhost) {
+        List<String> states = new ArrayList<>();
+        for (String line : rabbitmqctl("list_connections", "vhost", "state", "--no-table-headers").split("\n")) {
+            String[] columns = line.split("\t");
+            if (columns.length == 2 && columns[0].equals(vhost)) {
+                states.add(columns[1].strip());
+            }
+        }
+        return states;
+    }
+
     /** Stops the node and deletes its data. */
     @Override
     public void close() {
