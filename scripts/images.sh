@@ -5,8 +5,10 @@
 # services' Dockerfiles), and one image per folder of deploy/images/ (RabbitMQ with its plugins,
 # MariaDB for `mysql`, Redis, DynamoDB Local, nginx), from Debian's packages (DynamoDB Local from
 # Maven Central; deploy/images/README.md). Each is tagged supermarket-local/NAME:latest, but
-# RabbitMQ, which is tagged with the version the project names (scripts/lib/rabbitmq-version.sh),
-# and labelled with a hash of what it was built from; a second run rebuilds only what changed.
+# RabbitMQ, which is built twice, each tagged with its version: forky's, the version the project
+# names (scripts/lib/rabbitmq-version.sh), and bookworm's 3.10, from which the upgrade test
+# (deploy/images/README.md) moves to it. Each is labelled with a hash of what it was built from;
+# a second run rebuilds only what changed.
 # Prints (and writes to runs/images.env) the variables that point docker-compose.yml, the
 # Dockerfiles and the Testcontainers-based tests at these images; their defaults are the
 # official images, so where a registry is reachable nothing of this is needed.
@@ -40,6 +42,9 @@ done
 [[ "$mode" != --check || ${#only[@]} -eq 0 ]] || die "--check checks every stand-in: give no NAME with it"
 
 PREFIX=supermarket-local
+# The older RabbitMQ, Debian bookworm's: where the upgrade test starts (the official 3.13.7 of the
+# chart's first release cannot be had without a registry).
+RABBITMQ_UPGRADE_SOURCE_VERSION=3.10.8
 CACHE="${IMAGES_CACHE:-/var/cache/supermarket-images}"
 MIRROR="${DEBIAN_MIRROR:-http://deb.debian.org/debian}"
 
@@ -49,6 +54,7 @@ variables() {
 JAVA_BUILD_IMAGE=$PREFIX/java:latest
 JAVA_RUNTIME_IMAGE=$PREFIX/java:latest
 RABBITMQ_IMAGE=$PREFIX/rabbitmq:$RABBITMQ_VERSION
+RABBITMQ_UPGRADE_SOURCE_IMAGE=$PREFIX/rabbitmq:$RABBITMQ_UPGRADE_SOURCE_VERSION
 MYSQL_IMAGE=$PREFIX/mariadb:latest
 MARIADB_IMAGE=$PREFIX/mariadb:latest
 REDIS_IMAGE=$PREFIX/redis:latest
@@ -114,7 +120,7 @@ build() {
 # A folder with a prepare.sh gets a build context of its own under $CACHE, which prepare.sh
 # completes with what the repository does not hold (the JDK, DynamoDB Local's jars). Each
 # Dockerfile starts from the build argument it declares: BASE_IMAGE (bookworm), FORKY_IMAGE or
-# JAVA_IMAGE; RabbitMQ's also gets RABBITMQ_VERSION.
+# JAVA_IMAGE; RabbitMQ's is built once per version (rabbitmq_folder).
 java_image=$PREFIX/java:latest
 build_folder() {
   local name="$1" dir="deploy/images/$1" context="deploy/images/$1" image="$PREFIX/$1:latest" args=() from
@@ -129,13 +135,21 @@ build_folder() {
     BASE_IMAGE) ensure_base bookworm; args+=(--build-arg "BASE_IMAGE=$PREFIX/debian:bookworm") ;;
     FORKY_IMAGE) ensure_base forky; args+=(--build-arg "FORKY_IMAGE=$PREFIX/debian:forky") ;;
     JAVA_IMAGE) args+=(--build-arg "JAVA_IMAGE=$java_image") ;;
-    *) die "$dir/Dockerfile declares none of ARG BASE_IMAGE, FORKY_IMAGE, JAVA_IMAGE" ;;
+    DEBIAN_IMAGE) [[ "$name" == rabbitmq ]] || die "$dir/Dockerfile: only rabbitmq chooses its suite (DEBIAN_IMAGE)"
+                  rabbitmq_folder "$context"; return ;;
+    *) die "$dir/Dockerfile declares none of ARG BASE_IMAGE, FORKY_IMAGE, JAVA_IMAGE, DEBIAN_IMAGE" ;;
   esac
-  if [[ "$name" == rabbitmq ]]; then
-    image="$PREFIX/rabbitmq:$RABBITMQ_VERSION"
-    args+=(--build-arg "RABBITMQ_VERSION=$RABBITMQ_VERSION")
-  fi
   build "$image" "$context" "${args[@]}"
+}
+# rabbitmq_folder CONTEXT: the project's version from forky, the upgrade test's from bookworm.
+rabbitmq_folder() {
+  local suite version
+  for suite in forky:$RABBITMQ_VERSION bookworm:$RABBITMQ_UPGRADE_SOURCE_VERSION; do
+    version="${suite#*:}" suite="${suite%%:*}"
+    ensure_base "$suite"
+    build "$PREFIX/rabbitmq:$version" "$1" --build-arg "DEBIAN_IMAGE=$PREFIX/debian:$suite" \
+      --build-arg "RABBITMQ_VERSION=$version"
+  done
 }
 if ((${#only[@]} == 0)); then
   for dir in deploy/images/*/; do only+=("$(basename "$dir")"); done

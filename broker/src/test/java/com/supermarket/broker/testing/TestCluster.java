@@ -247,7 +247,8 @@ public final class TestCluster implements AutoCloseable {
         }
 
         private void run(String... arguments) {
-            List<String> command = new ArrayList<>();
+            // The machine's own rabbitmq-server as processes: the local services' broker.
+            List<String> command = new ArrayList<>(List.of("env", "CLUSTER_RUNTIME=processes"));
             command.add(script.toString());
             command.addAll(List.of(arguments));
             Scripts.run(command, Duration.ofMinutes(3), "root and the rabbitmq-server package; scripts/local-services.sh installs it");
