@@ -102,15 +102,20 @@ case "$RUNTIME" in
   *) die "CLUSTER_RUNTIME is processes or containers, not $RUNTIME" ;;
 esac
 
-# A node that runs may still not serve: cut off from the majority, a 4.x node keeps its clients
-# but its metadata store (Khepri) answers no consistent read and its publishes to quorum queues
-# are nacked; a 3.x node (Mnesia, the processes runtime) is paused by pause_minority, its rabbit
-# application stopped. Asked so: a consistent read of Khepri where it is loaded, else whether
-# the rabbit application runs (a node in a minority may not answer at all: 20 s at most).
+# A node that runs may still not serve: cut off from the majority, a 4.x node keeps running and
+# keeps its clients, but its publishes to quorum queues are nacked (Khepri and the queues need a
+# majority); a 3.x node (Mnesia, the processes runtime) is paused by pause_minority, its rabbit
+# application stopped. Asked so: on 4.x whether the node reaches a majority of the cluster's
+# members over Erlang distribution (a cut-off peer drops out within net_ticktime; the metadata
+# store's own view is no help, a cut-off leader goes on answering reads for a while), on 3.x
+# whether the rabbit application runs; 20 s at most, for a node that does not answer at all.
 serving() {
   local check='case code:is_loaded(khepri) of
     false -> rabbit:is_running();
-    _ -> khepri:exists(rabbitmq_metadata, [rabbitmq], #{favor => consistency, timeout => 5000})
+    _ ->
+      Members = rabbit_nodes:list_members(),
+      Reachable = [N || N <- Members, N =:= node() orelse lists:member(N, nodes())],
+      rabbit:is_running() andalso 2 * length(Reachable) > length(Members)
   end.'
   local answer
   if [[ "$RUNTIME" == containers ]]; then

@@ -236,8 +236,8 @@ cluster_connections() {
 
 # node-partition: the node leading most quorum queues is cut off the other two (its clients on
 # this machine still reach it). It stops serving once it sees no majority, after net_ticktime: on
-# RabbitMQ 4 its clients stay connected, its publishes to quorum queues are nacked and its
-# metadata store refuses consistent reads (3.x nodes pause, pause_minority); it is kept apart
+# RabbitMQ 4 its clients stay connected and its publishes to quorum queues are nacked (3.x nodes
+# pause, pause_minority); it is kept apart
 # --outage-for s more, then healed, and waited for until it serves again. Timeline in
 # $RUN_DIR/node-partition-timeline.txt.
 partition_a_node() {
