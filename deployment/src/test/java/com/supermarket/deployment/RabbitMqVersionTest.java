@@ -5,7 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.supermarket.broker.testing.RabbitMqVersion;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.util.List;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -45,9 +46,14 @@ class RabbitMqVersionTest {
     }
 
     @Test
-    void noPresetRunsAnotherBroker() {
-        for (String preset : List.of("helm/supermarket/values-micro.yaml", "helm/supermarket/values-xlarge.yaml")) {
-            assertThat(DeploymentFiles.read(preset)).as(preset).doesNotContain("rabbitmq:");
+    void noPresetRunsAnotherBroker() throws IOException {
+        try (var presets = Files.list(DeploymentFiles.resolve("helm/supermarket"))) {
+            for (Path preset : presets.filter(p -> p.getFileName().toString().matches("values-.+\\.yaml")).toList()) {
+                Map<String, Object> rabbitmq = DeploymentFiles.map(DeploymentFiles.yaml("helm/supermarket/" + preset.getFileName())
+                        .getOrDefault("rabbitmq", Map.of()));
+                Map<String, Object> cluster = DeploymentFiles.map(rabbitmq.getOrDefault("cluster", Map.of()));
+                assertThat(cluster).as(preset.toString()).doesNotContainKey("image");
+            }
         }
     }
 }

@@ -43,6 +43,9 @@ final class ServiceContainers {
 
     static final int PORT_CLASH_ATTEMPTS = 3;
 
+    /** The RabbitMQ the chart's first release ran, from which operators upgrade. */
+    static final String RABBITMQ_UPGRADE_SOURCE = "rabbitmq:3.13.7-management";
+
     private static final long PID = ProcessHandle.current().pid();
     private static final AtomicInteger COUNT = new AtomicInteger();
     private static final List<GenericContainer<?>> RUNNING = new ArrayList<>();
@@ -62,6 +65,18 @@ final class ServiceContainers {
                 .withCopyToContainer(Transferable.of(RABBITMQ_PLUGINS), "/etc/rabbitmq/enabled_plugins")
                 .withCopyToContainer(MountableFile.forClasspathResource(RABBITMQ_DENIED_FEATURES, 0644),
                         "/etc/rabbitmq/conf.d/20-deny-deprecated-features.conf");
+    }
+
+    /**
+     * A node (not started) of the older RabbitMQ an upgrade moves from:
+     * {@code RABBITMQ_UPGRADE_SOURCE_IMAGE}, default {@value #RABBITMQ_UPGRADE_SOURCE}, the chart's
+     * first release's; the same plugins, no deprecated feature denied (a 3.x node refuses a
+     * configuration that names one).
+     */
+    static RabbitMQContainer olderRabbitMq() {
+        return new RabbitMQContainer(image("RABBITMQ_UPGRADE_SOURCE_IMAGE", RABBITMQ_UPGRADE_SOURCE, "rabbitmq"))
+                .withExposedPorts(5672, 15672, RABBITMQ_PROMETHEUS_PORT)
+                .withCopyToContainer(Transferable.of(RABBITMQ_PLUGINS), "/etc/rabbitmq/enabled_plugins");
     }
 
     /** A MariaDB server (not started), root with {@value #MARIADB_ROOT_PASSWORD}, reached through Connector/J. */

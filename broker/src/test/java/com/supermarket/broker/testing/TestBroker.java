@@ -62,6 +62,27 @@ public final class TestBroker implements AutoCloseable {
         rights = BrokerUsers.ADMINISTRATOR;
     }
 
+    /** The same vhost and user on another node; closing it does nothing. */
+    private TestBroker(TestBroker original, TestServices.Broker node) {
+        this.host = node.host();
+        this.port = node.port();
+        this.username = original.username;
+        this.password = original.password;
+        this.managementUri = node.managementUri();
+        this.management = new ManagementClient(managementUri, username, password);
+        this.vhost = original.vhost;
+        this.owner = false;
+        this.rights = original.rights;
+    }
+
+    /**
+     * This vhost and user on {@code node}, where something else made them (e.g. an import of this
+     * node's definitions); closing it deletes nothing.
+     */
+    public TestBroker on(TestNode node) {
+        return new TestBroker(this, node.service());
+    }
+
     /** The same vhost, as another user; closing it does nothing (the owner deletes the user). */
     private TestBroker(TestBroker owner, String username, String password, BrokerUsers rights) {
         this.host = owner.host;
