@@ -50,6 +50,13 @@ broker_pid() {
   fi
 }
 
+# The process id of Docker's proxy for the container broker's AMQP port (it relays every byte the
+# services send the broker, so its CPU is the broker's too); nothing for the host kind.
+broker_proxy_pid() {
+  [[ "$LOCAL_BROKER" == container ]] || return 1
+  pgrep -o -f -- "docker-proxy .*-host-port $LOCAL_BROKER_AMQP_PORT " 2>/dev/null
+}
+
 # The local broker's RabbitMQ version, e.g. 4.3.6.
 broker_version() {
   broker_ctl -q eval 'rabbit_misc:version().' 2>/dev/null | tr -d '"\r\n'

@@ -424,15 +424,20 @@ shard_balance() {
 }
 
 # Where a run's CPU goes: load-client --watch-pid options for every process start_process started
-# and for the local broker (beam.smp, in its container or not), database (mariadbd) and
-# idempotency store (redis-server) when they run on this machine.
+# and for the local broker (beam.smp, in its container or not, and the container's AMQP port
+# proxy, docker-proxy), database (mariadbd) and idempotency store (redis-server) when they run on
+# this machine.
 watch_pid_options() {
   local i name pid
   for ((i = 0; i < ${#STARTED_PIDS[@]}; i++)); do
     printf -- '--watch-pid %s=%s ' "${STARTED_NAMES[$i]}" "${STARTED_PIDS[$i]}"
   done
   pid="$(broker_pid || true)"
-  if [[ -n "$pid" && "$CLUSTER_STARTED" != true ]]; then printf -- '--watch-pid beam.smp=%s ' "$pid"; fi
+  if [[ -n "$pid" && "$CLUSTER_STARTED" != true ]]; then
+    printf -- '--watch-pid beam.smp=%s ' "$pid"
+    pid="$(broker_proxy_pid || true)"
+    [[ -z "$pid" ]] || printf -- '--watch-pid docker-proxy=%s ' "$pid"
+  fi
   for name in mariadbd redis-server; do
     pid="$(pgrep -o -x "$name" 2>/dev/null || true)"
     if [[ -n "$pid" ]]; then printf -- '--watch-pid %s=%s ' "$name" "$pid"; fi
