@@ -153,13 +153,12 @@ public final class TestNode implements AutoCloseable {
      * counts them now: 0 means the queue is drained and every delivery acknowledged.
      */
     public long messagesReadyOrUnacknowledged(String vhost, String queue) {
-        for (String line : rabbitmqctl("list_queues", "-p", vhost, "name", "messages", "--no-table-headers").split("\n")) {
-            String[] columns = line.split("\t");
-            if (columns.length == 2 && columns[0].equals(queue)) {
-                return Long.parseLong(columns[1].strip());
-            }
+        Long messages = TestServices.queueCounts(rabbitmqctl("list_queues", "-p", vhost, "name", "messages", "--no-table-headers"))
+                .get(queue);
+        if (messages == null) {
+            throw new IllegalStateException("no queue '" + queue + "' in vhost '" + vhost + "' on " + name);
         }
-        throw new IllegalStateException("no queue '" + queue + "' in vhost '" + vhost + "' on " + name);
+        return messages;
     }
 
     /** The state of each client connection to {@code vhost} ({@code running}, {@code blocking}, {@code blocked}...). */
