@@ -1,6 +1,6 @@
 package com.supermarket.api.broker;
 
-import com.supermarket.broker.BrokerSettings;
+import com.supermarket.contract.Topology;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -15,9 +15,11 @@ import org.springframework.core.NestedExceptionUtils;
 import org.springframework.stereotype.Component;
 
 /**
- * Readiness of the broker: DOWN while the connection is blocked, or when a real round trip
- * (a passive declare of the first store partition's query queue, which every topology has) fails or takes longer than the health timeout, so a
- * frozen link is caught too and the probe itself never hangs. Thread-safe.
+ * Readiness of the broker: DOWN while the connection is blocked, or when a real round trip (a
+ * passive declare of the ingress exchange, which every topology has and purchase-api's user may
+ * write to: RabbitMQ 4.3 refuses a passive declare to a user with no right on its target) fails
+ * or takes longer than the health timeout, so a frozen link is caught too and the probe itself
+ * never hangs. Thread-safe.
  */
 @Component("broker")
 class BrokerHealthIndicator implements HealthIndicator, DisposableBean {
@@ -25,16 +27,14 @@ class BrokerHealthIndicator implements HealthIndicator, DisposableBean {
     private final CachingConnectionFactory connectionFactory;
     private final BlockedConnectionTracker blocked;
     private final BrokerProperties properties;
-    private final String probedQueue;
     private final ExecutorService checks = Executors.newThreadPerTaskExecutor(
             Thread.ofVirtual().name("broker-health-", 0).factory());
 
     BrokerHealthIndicator(CachingConnectionFactory connectionFactory, BlockedConnectionTracker blocked,
-                          BrokerProperties properties, BrokerSettings settings) {
+                          BrokerProperties properties) {
         this.connectionFactory = connectionFactory;
         this.blocked = blocked;
         this.properties = properties;
-        this.probedQueue = settings.storeQueryQueues().getFirst();
     }
 
     @Override
@@ -63,9 +63,9 @@ class BrokerHealthIndicator implements HealthIndicator, DisposableBean {
         long start = System.nanoTime();
         try (Connection connection = connectionFactory.createConnection();
              var channel = connection.createChannel(false)) {
-            channel.queueDeclarePassive(probedQueue);
+            channel.exchangeDeclarePassive(Topology.INGRESS_EXCHANGE);
         } catch (Exception e) {
-            throw new IllegalStateException("no round trip to the broker (passive declare of " + probedQueue + "): "
+            throw new IllegalStateException("no round trip to the broker (passive declare of " + Topology.INGRESS_EXCHANGE + "): "
                     + NestedExceptionUtils.getMostSpecificCause(e).getMessage(), e);
         }
         return System.nanoTime() - start;
