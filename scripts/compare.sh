@@ -19,11 +19,13 @@
 #   --build-only   build each REF's worktree (what a later comparison reuses) and stop
 #   -h, --help     this help
 # REF: anything git names a commit by (a hash, a branch, HEAD~3); the working tree's uncommitted
-# changes are not part of any REF. The benchmark options (default --stores 256
+# changes are not part of any REF. REF+NAME=VALUE[+NAME=VALUE...] runs that commit's benchmark
+# with those environment variables (e.g. another broker image), labelled as written. The benchmark options (default --stores 256
 # --purchases-per-hour 60) must be ones every REF's benchmark.sh takes.
 # Examples:
 #   scripts/compare.sh 4c51802 main                                    # closed loop, 256 stores
 #   scripts/compare.sh --rounds 3 4c51802 main -- --rates 1000 --rate-stores 256 --purchases-per-hour 40
+#   scripts/compare.sh main+RABBITMQ_IMAGE=supermarket-local/rabbitmq:3.10.8 main     # two brokers
 # Environment: COMPARE_WORKTREES (default /var/cache/supermarket-compare: one worktree and build
 # per commit, kept for the next comparison), BROKER_PROCESS (regular expression of the broker's
 # command line, default any beam.smp: the one broker a quiet machine runs), and benchmark.sh's own (API_PORT,
@@ -86,7 +88,8 @@ trap 'exit 143' TERM
 # A label per REF as given, and its commit's worktree, built once.
 build_if_needed tools
 shas=()
-for ref in "${refs[@]}"; do
+for label in "${refs[@]}"; do
+  ref="${label%%+*}"
   sha="$(git -C "$ROOT" rev-parse --verify --quiet "$ref^{commit}")" || die "$ref names no commit"
   tree="$WORKTREES/$sha"
   if [[ ! -d "$tree" ]]; then
@@ -118,7 +121,8 @@ done
 report_runs=()
 for ((round = 1; round <= rounds; round++)); do
   for ((i = 0; i < ${#refs[@]}; i++)); do
-    ref="${refs[$i]}" tree="$WORKTREES/${shas[$i]}"
+    ref="${refs[$i]}" tree="$WORKTREES/${shas[$i]}" variables=()
+    [[ "$ref" != *+* ]] || IFS='+' read -r -a variables <<<"${ref#*+}"
     out="$RUN_DIR/$(printf '%s' "$ref" | tr -c 'A-Za-z0-9._-' '_')-r$round"
     mkdir -p "$out"
     log "round $round of $rounds: $ref"
@@ -126,7 +130,7 @@ for ((round = 1; round <= rounds; round++)); do
     "$JAVA" -jar "$(jar_of tools)" pipeline-sampler --out "$out/pipeline.csv" "${sampling[@]}" 2>"$out/sampler.log" &
     SAMPLER_PID=$!
     # The commit's own benchmark samples nothing itself (a newer one would, into the same file).
-    BENCHMARK_SAMPLER=off "$tree/scripts/benchmark.sh" --run-dir "$out" "${bench[@]}" >"$out/benchmark.log" 2>&1 \
+    env "${variables[@]}" BENCHMARK_SAMPLER=off "$tree/scripts/benchmark.sh" --run-dir "$out" "${bench[@]}" >"$out/benchmark.log" 2>&1 \
       || { tail -n 30 "$out/benchmark.log" >&2; die "the benchmark of $ref failed (round $round); see $out/benchmark.log"; }
     kill "$SAMPLER_PID" 2>/dev/null || true
     wait "$SAMPLER_PID" 2>/dev/null || true

@@ -474,4 +474,7 @@ pipeline_sampler_options() {
     printf '%s\n' --process "$module=$tree/$module/target/$module-[^ ]*\\.jar"
   done
   printf '%s\n' --process "broker=${BROKER_PROCESS:-beam\\.smp}" --process "mariadbd=^/usr/sbin/mariadbd" --process "redis=^redis-server"
+  # The container broker's AMQP port proxy relays every byte the services send the broker.
+  [[ "${LOCAL_BROKER:-}" != container ]] \
+    || printf '%s\n' --process "broker-proxy=docker-proxy .*-host-port $LOCAL_BROKER_AMQP_PORT "
 }

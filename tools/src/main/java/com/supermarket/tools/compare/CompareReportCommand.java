@@ -50,16 +50,21 @@ public final class CompareReportCommand implements Callable<Integer> {
         List<Round> rounds = new ArrayList<>();
         Map<String, Integer> seen = new LinkedHashMap<>();
         for (String run : runs) {
-            int eq = run.indexOf('=');
-            if (eq <= 0) {
-                throw new IllegalArgumentException("--run takes LABEL=DIR, not " + run);
-            }
-            String label = run.substring(0, eq);
-            int round = seen.merge(label, 1, Integer::sum);
-            rounds.add(new Round(label, round, read(Path.of(run.substring(eq + 1)), ticksPerSecond)));
+            Map.Entry<String, Path> labelled = labelled(run);
+            int round = seen.merge(labelled.getKey(), 1, Integer::sum);
+            rounds.add(new Round(labelled.getKey(), round, read(labelled.getValue(), ticksPerSecond)));
         }
         System.out.print(table(rounds));
         return 0;
+    }
+
+    /** LABEL=DIR split at its last {@code =}: a label may hold some (a commit run with a variable set). */
+    static Map.Entry<String, Path> labelled(String run) {
+        int eq = run.lastIndexOf('=');
+        if (eq <= 0 || eq == run.length() - 1) {
+            throw new IllegalArgumentException("--run takes LABEL=DIR, not " + run);
+        }
+        return Map.entry(run.substring(0, eq), Path.of(run.substring(eq + 1)));
     }
 
     /** The measured runs of one benchmark folder (warm-up runs left out), in name order. */

@@ -1,7 +1,9 @@
 package com.supermarket.tools.compare;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 
@@ -26,5 +28,13 @@ class CompareReportCommandTest {
         // req/s 2000/1100, the API's CPU 0.25/0.5.
         assertThat(table).containsPattern("\\| new / old \\| x1\\.82 \\|.*\\| x0\\.50 \\| x0\\.50 \\|");
         assertThat(table).contains("| new, 2, 256 stores, closed loop | 2,200 |");
+    }
+
+    @Test
+    void aLabelMayHoldAVariableAndAFolderMayNot() {
+        assertThat(CompareReportCommand.labelled("main+RABBITMQ_IMAGE=supermarket-local/rabbitmq:3.10.8=/runs/main_r1"))
+                .isEqualTo(Map.entry("main+RABBITMQ_IMAGE=supermarket-local/rabbitmq:3.10.8", Path.of("/runs/main_r1")));
+        assertThatThrownBy(() -> CompareReportCommand.labelled("/runs/main_r1")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> CompareReportCommand.labelled("main=")).isInstanceOf(IllegalArgumentException.class);
     }
 }
