@@ -46,7 +46,7 @@
 #                           pipeline check passes
 #   --cluster               on a local 3-node RabbitMQ cluster (scripts/rabbitmq-cluster.sh,
 #                           started here and stopped afterwards), replicated topology mode;
-#                           local processes, or containers with CLUSTER_RUNTIME=containers
+#                           containers (CLUSTER_RUNTIME=processes: the machine's rabbitmq-server)
 #   --topology-mode MODE    with --cluster: replicated (default) or sharded
 #   --store-partitions N    store-service as N partitions, one process each, as in
 #                           scripts/run-local.sh (default 1)
@@ -161,7 +161,7 @@ SHARED_AFFINITY=()
 pin_shared() { # $1 = core list
   local name pid
   for name in beam.smp mariadbd; do
-    pid="$(pgrep -o -x "$name" || true)"
+    if [[ "$name" == beam.smp ]]; then pid="$(broker_pid || true)"; else pid="$(pgrep -o -x "$name" || true)"; fi
     [[ -n "$pid" ]] || die "--cpus-shared: no $name process to pin"
     SHARED_AFFINITY+=("$pid:$(taskset -p "$pid" | awk '{ print $NF }')")
     taskset -a -p -c "$1" "$pid" >/dev/null
@@ -240,6 +240,19 @@ service_settings() {
   done
 }
 
+# The broker the runs measure: its kind and RabbitMQ version.
+broker_description() {
+  if [[ "$stub" == true ]]; then
+    echo "none (the stub API)"
+  elif [[ "$cluster" == true ]]; then
+    echo "3-node cluster (${CLUSTER_RUNTIME:-containers}), topology $topology_mode"
+  elif [[ "$LOCAL_BROKER" == container ]]; then
+    echo "RabbitMQ $(broker_version), container $LOCAL_BROKER_NAME ($(docker container inspect -f '{{.Config.Image}}' "$LOCAL_BROKER_NAME"))"
+  else
+    echo "RabbitMQ $(broker_version), the machine's own"
+  fi
+}
+
 # What the client cannot see for itself, for its result's environment: this script's settings
 # and the services' settings, as load-client run --environment options.
 ENVIRONMENT_OPTIONS=()
@@ -248,7 +261,7 @@ while IFS= read -r setting; do
 done < <(service_settings)
 ENVIRONMENT_OPTIONS+=(--environment "benchmark.profile=$profile" --environment "benchmark.stub=$stub"
   --environment "benchmark.cpus=${cpu_sizes:-all}" --environment "benchmark.cpus-shared=$cpus_shared"
-  --environment "benchmark.broker=$([[ "$cluster" == true ]] && echo "3-node cluster, topology $topology_mode" || echo local)"
+  --environment "benchmark.broker=$(broker_description)"
   --environment "benchmark.run-dir=$RUN_DIR")
 
 {
@@ -258,7 +271,7 @@ ENVIRONMENT_OPTIONS+=(--environment "benchmark.profile=$profile" --environment "
   echo "cpus: ${cpu_sizes:-all} (shared broker and database pinned: $cpus_shared)  rates: ${rates:-closed loop}  duration: ${duration:-9 hours of purchases}"
   echo "thresholds: ${thresholds[*]:-none}"
   echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
-  echo "broker: $([[ "$cluster" == true ]] && echo "3-node cluster, topology $topology_mode" || echo "the machine's broker")"
+  echo "broker: $(broker_description)"
   echo "commit: $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)$(
     git -C "$ROOT" status --porcelain --untracked-files=no 2>/dev/null | grep -q . && echo ', with uncommitted changes')"
   settings="$(service_settings | tr '\n' ' ')"

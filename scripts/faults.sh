@@ -58,16 +58,18 @@
 #                                                store or that long (5m); a correct platform
 #                                                stores and counts it once
 #                        node-loss               on a local 3-node cluster (scripts/rabbitmq-
-#                                                cluster.sh, replicated topology mode; processes
-#                                                or, CLUSTER_RUNTIME=containers, containers): the
-#                                                node leading most quorum queues killed (kill -9,
-#                                                docker kill), started again --outage-for s later
+#                                                cluster.sh, replicated topology mode; containers
+#                                                of the project's RabbitMQ, or processes with
+#                                                CLUSTER_RUNTIME=processes): the node leading most
+#                                                quorum queues killed (docker kill, kill -9),
+#                                                started again --outage-for s later
 #                        node-partition          on the 3-node cluster as containers (always): the
 #                                                node leading most quorum queues cut off the other
 #                                                two (docker network disconnect) while its clients
-#                                                stay connected to it; it pauses (pause_minority,
-#                                                within net_ticktime, 10 s), stays apart
-#                                                --outage-for s more, then is healed
+#                                                stay connected to it; it stops serving once it
+#                                                sees no majority (within net_ticktime, 10 s: its
+#                                                publishes are nacked), stays apart --outage-for s
+#                                                more, then is healed
 #   --all              every fault above, the baseline first, and one table like Figure 7 of
 #                      the study, ending with "faults: N runs, L lost, D duplicated"
 #   --stores N         stores of the load client (default 16)
@@ -97,9 +99,10 @@
 # data) after it, keeping the nodes' logs (cluster-<fault>/) and what the clients saw
 # (<fault>-clients.txt: the partition's timeline, the connections on each node, the API's 503s by
 # reason, the consumers' redeliveries, the services' broker-connection log lines). node-loss
-# needs what CLUSTER_RUNTIME needs (scripts/rabbitmq-cluster.sh --help); node-partition a Docker
-# engine and RABBITMQ_IMAGE where the official image cannot be pulled (scripts/images.sh
-# --print); CLUSTER_NAME and CLUSTER_PORT_OFFSET are passed on to the cluster script.
+# needs what CLUSTER_RUNTIME needs (scripts/rabbitmq-cluster.sh --help), node-partition a Docker
+# engine; CLUSTER_NAME, CLUSTER_PORT_OFFSET and RABBITMQ_IMAGE are passed on to the cluster script.
+# The other faults run on the local broker (scripts/lib/local-broker.sh: LOCAL_BROKER and its
+# settings).
 # FAULTS_REDIS_DB (default 0): the idempotency store's Redis database.
 set -euo pipefail
 

@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
-# Builds, without any image registry, local stand-ins for every image the project runs on: a
-# Debian bookworm base made by debootstrap, a Java image from the JDK that scripts/find-jdk.sh
-# finds (build and runtime base of the services' Dockerfiles), and one image per folder of
-# deploy/images/ (RabbitMQ with its plugins, MariaDB for `mysql`, Redis, DynamoDB Local,
-# nginx), from Debian's packages (DynamoDB Local from Maven Central; deploy/images/README.md).
-# Each is tagged supermarket-local/NAME:latest and labelled with a hash of what it was built
-# from; a second run rebuilds only what changed.
+# Builds, without any image registry, local stand-ins for every image the project runs on: Debian
+# bases made by debootstrap (bookworm, and forky, Debian's testing, for what bookworm has too old),
+# a Java image from the JDK that scripts/find-jdk.sh finds (build and runtime base of the
+# services' Dockerfiles), and one image per folder of deploy/images/ (RabbitMQ with its plugins,
+# MariaDB for `mysql`, Redis, DynamoDB Local, nginx), from Debian's packages (DynamoDB Local from
+# Maven Central; deploy/images/README.md). Each is tagged supermarket-local/NAME:latest, but
+# RabbitMQ, which is built twice, each tagged with its version: forky's, the version the project
+# names (scripts/lib/rabbitmq-version.sh), and bookworm's 3.10, from which the upgrade test
+# (deploy/images/README.md) moves to it. Each is labelled with a hash of what it was built from;
+# a second run rebuilds only what changed.
 # Prints (and writes to runs/images.env) the variables that point docker-compose.yml, the
 # Dockerfiles and the Testcontainers-based tests at these images; their defaults are the
 # official images, so where a registry is reachable nothing of this is needed.
-# Usage: scripts/images.sh [--print | --check]
+# Usage: scripts/images.sh [--print | --check] [NAME...]
+#   NAME:    build only these folders of deploy/images (and the bases they need), e.g. rabbitmq
 #   --print: only print the variables; build nothing.
 #   --check: build, then start each stand-in the way docker-compose.yml and Testcontainers start
 #            it and check its contract from the host (about 30 s; prints every check).
@@ -24,8 +28,23 @@ fi
 cd "$(dirname "$0")/.."
 log() { printf '[images] %s\n' "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
+# shellcheck source=lib/rabbitmq-version.sh
+source scripts/lib/rabbitmq-version.sh || die "no RabbitMQ version"
+
+mode="" only=()
+for arg in "$@"; do
+  case "$arg" in
+    --print | --check) mode="$arg" ;;
+    -*) die "unknown option: $arg (see --help)" ;;
+    *) [[ -d "deploy/images/$arg" ]] || die "no folder deploy/images/$arg"; only+=("$arg") ;;
+  esac
+done
+[[ "$mode" != --check || ${#only[@]} -eq 0 ]] || die "--check checks every stand-in: give no NAME with it"
 
 PREFIX=supermarket-local
+# The older RabbitMQ, Debian bookworm's: where the upgrade test starts (the official 3.13.7 of the
+# chart's first release cannot be had without a registry).
+RABBITMQ_UPGRADE_SOURCE_VERSION=3.10.8
 CACHE="${IMAGES_CACHE:-/var/cache/supermarket-images}"
 MIRROR="${DEBIAN_MIRROR:-http://deb.debian.org/debian}"
 
@@ -34,7 +53,8 @@ variables() {
   cat <<VARS
 JAVA_BUILD_IMAGE=$PREFIX/java:latest
 JAVA_RUNTIME_IMAGE=$PREFIX/java:latest
-RABBITMQ_IMAGE=$PREFIX/rabbitmq:latest
+RABBITMQ_IMAGE=$PREFIX/rabbitmq:$RABBITMQ_VERSION
+RABBITMQ_UPGRADE_SOURCE_IMAGE=$PREFIX/rabbitmq:$RABBITMQ_UPGRADE_SOURCE_VERSION
 MYSQL_IMAGE=$PREFIX/mariadb:latest
 MARIADB_IMAGE=$PREFIX/mariadb:latest
 REDIS_IMAGE=$PREFIX/redis:latest
@@ -42,7 +62,7 @@ DYNAMODB_IMAGE=$PREFIX/dynamodb-local:latest
 NGINX_IMAGE=$PREFIX/nginx:latest
 VARS
 }
-if [[ "${1:-}" == "--print" ]]; then
+if [[ "$mode" == --print ]]; then
   variables
   exit 0
 fi
@@ -57,63 +77,95 @@ built_hash() { # the source hash an image was built from, empty when there is no
   docker image inspect --format '{{ index .Config.Labels "supermarket.source" }}' "$1" 2>/dev/null || true
 }
 
-# --- the Debian base: debootstrap once, imported as an image --------------------------
-base_image=$PREFIX/debian:bookworm
-if ! docker image inspect "$base_image" >/dev/null 2>&1; then
-  command -v debootstrap >/dev/null 2>&1 || {
-    log "installing debootstrap"
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null
-  }
-  rootfs="$CACHE/bookworm"
-  rm -rf "$rootfs" && mkdir -p "$CACHE"
-  log "debootstrap --variant=minbase bookworm (about 30 s)"
-  debootstrap --variant=minbase bookworm "$rootfs" "$MIRROR" >"$CACHE/debootstrap.log" 2>&1 \
-    || { tail -n 20 "$CACHE/debootstrap.log" >&2; die "debootstrap failed; its log is $CACHE/debootstrap.log"; }
-  # Keep images small: no apt lists or caches in the base.
-  rm -rf "$rootfs"/var/lib/apt/lists/* "$rootfs"/var/cache/apt/*.bin
-  tar -C "$rootfs" -c . | docker import --change 'CMD ["bash"]' - "$base_image" >/dev/null
-  rm -rf "$rootfs"
-  log "built $base_image"
-fi
+# --- the Debian bases: debootstrap once each, imported as images -------------------------
+# ensure_base SUITE: makes supermarket-local/debian:SUITE unless it exists. Forky is testing; this
+# debootstrap may be older than it and not know its name, which sid's script serves.
+ensure_base() {
+  local suite="$1" image="$PREFIX/debian:$1" rootfs script=()
+  if ! docker image inspect "$image" >/dev/null 2>&1; then
+    command -v debootstrap >/dev/null 2>&1 || {
+      log "installing debootstrap"
+      apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null
+    }
+    [[ -e "/usr/share/debootstrap/scripts/$suite" ]] || script=(/usr/share/debootstrap/scripts/sid)
+    rootfs="$CACHE/$suite"
+    rm -rf "$rootfs" && mkdir -p "$CACHE"
+    log "debootstrap --variant=minbase $suite (about 30 s)"
+    debootstrap --variant=minbase "$suite" "$rootfs" "$MIRROR" "${script[@]}" >"$CACHE/debootstrap-$suite.log" 2>&1 \
+      || { tail -n 20 "$CACHE/debootstrap-$suite.log" >&2; die "debootstrap failed; its log is $CACHE/debootstrap-$suite.log"; }
+    # Keep images small: no apt lists or caches in the base.
+    rm -rf "$rootfs"/var/lib/apt/lists/* "$rootfs"/var/cache/apt/*.bin
+    tar -C "$rootfs" -c . | docker import --change 'CMD ["bash"]' - "$image" >/dev/null
+    rm -rf "$rootfs"
+    log "built $image"
+  fi
+}
 
-# build NAME CONTEXT [docker build arguments...]: builds supermarket-local/NAME from CONTEXT
-# unless an image built from the same sources exists.
+# build IMAGE CONTEXT [docker build arguments...]: builds IMAGE from CONTEXT unless an image built
+# from the same sources exists (RabbitMQ's version is in its tag).
 build() {
-  local name="$1" context="$2"; shift 2
-  local image="$PREFIX/$name:latest" hash
+  local image="$1" context="$2"; shift 2
+  local hash
   hash="$(hash_of "$context")"
   if [[ "$(built_hash "$image")" == "$hash" ]]; then
     log "$image is current"
     return 0
   fi
   log "building $image"
-  DOCKER_BUILDKIT=0 docker build -q --build-arg "BASE_IMAGE=$base_image" --label "supermarket.source=$hash" \
-    -t "$image" "$@" "$context" >/dev/null || die "docker build of $image failed"
+  DOCKER_BUILDKIT=0 docker build -q --label "supermarket.source=$hash" -t "$image" "$@" "$context" >/dev/null \
+    || die "docker build of $image failed"
 }
 
 # --- one image per folder of deploy/images, java first (the others may start from it) -------
 # A folder with a prepare.sh gets a build context of its own under $CACHE, which prepare.sh
-# completes with what the repository does not hold (the JDK, DynamoDB Local's jars).
+# completes with what the repository does not hold (the JDK, DynamoDB Local's jars). Each
+# Dockerfile starts from the build argument it declares: BASE_IMAGE (bookworm), FORKY_IMAGE or
+# JAVA_IMAGE; RabbitMQ's is built once per version (rabbitmq_folder).
 java_image=$PREFIX/java:latest
 build_folder() {
-  local name="$1" dir="deploy/images/$1" context="deploy/images/$1"
+  local name="$1" dir="deploy/images/$1" context="deploy/images/$1" image="$PREFIX/$1:latest" args=() from
   if [[ -x "$dir/prepare.sh" ]]; then
     context="$CACHE/$name-context"
     mkdir -p "$context"
     find "$dir" -mindepth 1 -maxdepth 1 ! -name prepare.sh -exec cp -a {} "$context/" \;
     "$dir/prepare.sh" "$context" || die "$dir/prepare.sh failed"
   fi
-  build "$name" "$context" --build-arg "JAVA_IMAGE=$java_image"
+  from="$(sed -n 's/^ARG \([A-Z_]*_IMAGE\)$/\1/p' "$dir/Dockerfile" | head -n 1)"
+  case "$from" in
+    BASE_IMAGE) ensure_base bookworm; args+=(--build-arg "BASE_IMAGE=$PREFIX/debian:bookworm") ;;
+    FORKY_IMAGE) ensure_base forky; args+=(--build-arg "FORKY_IMAGE=$PREFIX/debian:forky") ;;
+    JAVA_IMAGE) args+=(--build-arg "JAVA_IMAGE=$java_image") ;;
+    DEBIAN_IMAGE) [[ "$name" == rabbitmq ]] || die "$dir/Dockerfile: only rabbitmq chooses its suite (DEBIAN_IMAGE)"
+                  rabbitmq_folder "$context"; return ;;
+    *) die "$dir/Dockerfile declares none of ARG BASE_IMAGE, FORKY_IMAGE, JAVA_IMAGE, DEBIAN_IMAGE" ;;
+  esac
+  build "$image" "$context" "${args[@]}"
 }
-build_folder java
-for dir in deploy/images/*/; do
-  name="$(basename "$dir")"
+# rabbitmq_folder CONTEXT: the project's version from forky, the upgrade test's from bookworm.
+rabbitmq_folder() {
+  local suite version
+  for suite in forky:$RABBITMQ_VERSION bookworm:$RABBITMQ_UPGRADE_SOURCE_VERSION; do
+    version="${suite#*:}" suite="${suite%%:*}"
+    ensure_base "$suite"
+    build "$PREFIX/rabbitmq:$version" "$1" --build-arg "DEBIAN_IMAGE=$PREFIX/debian:$suite" \
+      --build-arg "RABBITMQ_VERSION=$version"
+  done
+}
+if ((${#only[@]} == 0)); then
+  for dir in deploy/images/*/; do only+=("$(basename "$dir")"); done
+fi
+needs_java=false
+for name in "${only[@]}"; do
+  [[ "$name" != java ]] && ! grep -qx 'ARG JAVA_IMAGE' "deploy/images/$name/Dockerfile" || needs_java=true
+done
+[[ "$needs_java" == false ]] || build_folder java
+for name in "${only[@]}"; do
   [[ "$name" == java ]] || build_folder "$name"
 done
 
 mkdir -p runs
 variables | tee runs/images.env
-[[ "${1:-}" == "--check" ]] || exit 0
+[[ "$mode" == --check ]] || exit 0
 
 # --- --check: each stand-in started as docker-compose.yml and Testcontainers start it ----------
 # All containers start at once on a network of their own, publish on free ports of 127.0.0.1
@@ -157,7 +209,8 @@ docker network create "$run" >/dev/null
 printf 'CREATE TABLE init_check (id INT PRIMARY KEY);\nINSERT INTO init_check VALUES (1);\n' >"$initdb/10-table.sql"
 printf 'mysql --protocol=socket -uroot -p"$MYSQL_ROOT_PASSWORD" -e "INSERT INTO init_check VALUES (2)" "$MYSQL_DATABASE"\n' >"$initdb/20-script.sh"
 chmod 755 "$initdb" && chmod 644 "$initdb"/*
-start rabbitmq 15672 -p 127.0.0.1::5672 -e RABBITMQ_DEFAULT_USER=checker -e RABBITMQ_DEFAULT_PASS=check-pass "$PREFIX/rabbitmq"
+start rabbitmq 15672 -p 127.0.0.1::5672 -e RABBITMQ_DEFAULT_USER=checker -e RABBITMQ_DEFAULT_PASS=check-pass \
+  "$PREFIX/rabbitmq:$RABBITMQ_VERSION"
 start redis 6379 "$PREFIX/redis" redis-server --save "" --appendonly no --maxmemory 200mb --maxmemory-policy volatile-ttl
 start mariadb 3306 -e MYSQL_ROOT_PASSWORD=check-root -e MYSQL_DATABASE=checkdb -e MYSQL_USER=checker \
   -e MYSQL_PASSWORD=check-pass -v "$initdb:/docker-entrypoint-initdb.d:ro" "$PREFIX/mariadb" --innodb-buffer-pool-size=64M

@@ -55,7 +55,10 @@ readonly STAND_INS=(
   "redis=7.0=redis-server --version"
   "curl=7.88=curl --version"
   "mariadb=10.11=mariadbd --version")
-readonly BROKER_IMAGE=supermarket-local/rabbitmq:4.3.6
+# shellcheck source=scripts/lib/rabbitmq-version.sh
+source scripts/lib/rabbitmq-version.sh
+# The project's RabbitMQ version (the chart's values.yaml), as the stand-in scripts/images.sh builds.
+readonly BROKER_IMAGE="supermarket-local/rabbitmq:$RABBITMQ_VERSION"
 # The topology-sync Job's kubectl: the one scripts/k8s-local.sh builds (the cluster's version).
 readonly KUBECTL_VERSION=1.35.4 KUBECTL_IMAGE=supermarket-local/kubectl:1.35.4
 
@@ -270,7 +273,7 @@ cmd_install() {
   apply_json "$(jq -n --arg ns "$NAMESPACE" '{apiVersion: "v1", kind: "Namespace", metadata: {name: $ns}}')"
   mariadb
   timed "helm install --wait" helm upgrade --install "$RELEASE" helm/supermarket -n "$NAMESPACE" -f "$VALUES" \
-    --wait --timeout 30m
+    --set rabbitmq.cluster.image="$BROKER_IMAGE" --wait --timeout 30m
   timed "helm test" helm test "$RELEASE" -n "$NAMESPACE" --timeout 10m --logs
 }
 

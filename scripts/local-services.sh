@@ -2,20 +2,26 @@
 # Makes sure the local services the platform and its tests need are up:
 #   RabbitMQ with the rabbitmq_sharding and rabbitmq_management plugins, MariaDB/MySQL, and
 #   Redis (purchase-api's idempotency store).
-# Installs them from Debian's packages if they are missing (needs root), starts whatever is
-# down, enables the plugins, and waits until each answers. Safe to run again and again.
+# RabbitMQ is the project's version as a container (LOCAL_BROKER=container, the default; on
+# 127.0.0.1:5673, management 15673: scripts/lib/local-broker.sh), or the machine's own
+# rabbitmq-server on 5672 (LOCAL_BROKER=host: Debian's package, 3.10 on bookworm).
+# Installs what is missing from Debian's packages (needs root), starts whatever is down, enables
+# the plugins, and waits until each answers. Safe to run again and again.
 # Usage: scripts/local-services.sh [--help]
-# Environment: RABBITMQ_MANAGEMENT_URL (default http://127.0.0.1:15672), MYSQL_HOST (127.0.0.1),
+# Environment: LOCAL_BROKER, LOCAL_BROKER_* (scripts/lib/local-broker.sh), MYSQL_HOST (127.0.0.1),
 #              MYSQL_PORT (3306), REDIS_HOST (127.0.0.1), REDIS_PORT (6379).
 set -euo pipefail
 
 if [[ "${1:-}" == "-h" || "${1:-}" == "--help" ]]; then
-  sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'
+  awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"
   exit 0
 fi
 
 log() { printf '[local-services] %s\n' "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+# shellcheck source=lib/local-broker.sh
+source "$ROOT/scripts/lib/local-broker.sh"
 
 wait_for() { # $1 = what, $2 = seconds, rest = the probe command
   local what="$1" seconds="$2"; shift 2
@@ -34,33 +40,41 @@ install_if_missing() { # $1 = command, $2 = Debian package
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >/dev/null
 }
 
-management_url="${RABBITMQ_MANAGEMENT_URL:-http://127.0.0.1:15672}"
+management_url="http://127.0.0.1:$LOCAL_BROKER_MANAGEMENT_PORT"
 mysql_host="${MYSQL_HOST:-127.0.0.1}"
 mysql_port="${MYSQL_PORT:-3306}"
 redis_host="${REDIS_HOST:-127.0.0.1}"
 redis_port="${REDIS_PORT:-6379}"
 
 # --- RabbitMQ --------------------------------------------------------------------------
-install_if_missing rabbitmq-server rabbitmq-server
-if ! rabbitmqctl -q status >/dev/null 2>&1; then
-  log "starting RabbitMQ"
-  rabbitmq-server -detached
+if [[ "$LOCAL_BROKER" == container ]]; then
+  local_broker_start
+  log "RabbitMQ $(broker_version) up as the container $LOCAL_BROKER_NAME (AMQP 127.0.0.1:$LOCAL_BROKER_AMQP_PORT, management $management_url)"
+else
+  install_if_missing rabbitmq-server rabbitmq-server
+  if ! rabbitmqctl -q status >/dev/null 2>&1; then
+    log "starting RabbitMQ"
+    rabbitmq-server -detached
+  fi
+  wait_for "RabbitMQ" 90 rabbitmqctl -q await_startup
+  # Enabling is idempotent and takes effect on the running node.
+  rabbitmq-plugins -q enable rabbitmq_sharding rabbitmq_management >/dev/null
+  wait_for "the RabbitMQ management API" 60 curl -sf -u guest:guest "$management_url/api/overview"
+  curl -sf -u guest:guest "$management_url/api/overview" | grep -q '"x-modulus-hash"' \
+    || die "RabbitMQ has no x-modulus-hash exchange type after enabling rabbitmq_sharding"
+  log "RabbitMQ $(broker_version) up (the machine's own), plugins rabbitmq_sharding and rabbitmq_management enabled"
 fi
-wait_for "RabbitMQ" 90 rabbitmqctl -q await_startup
-# Enabling is idempotent and takes effect on the running node.
-rabbitmq-plugins -q enable rabbitmq_sharding rabbitmq_management >/dev/null
-wait_for "the RabbitMQ management API" 60 curl -sf -u guest:guest "$management_url/api/overview"
-curl -sf -u guest:guest "$management_url/api/overview" | grep -q '"x-modulus-hash"' \
-  || die "RabbitMQ has no x-modulus-hash exchange type after enabling rabbitmq_sharding"
-log "RabbitMQ up, plugins rabbitmq_sharding and rabbitmq_management enabled"
 
 # --- MariaDB / MySQL ------------------------------------------------------------------
 install_if_missing mariadbd mariadb-server
 mysql_up() { mariadb-admin --protocol=tcp -h "$mysql_host" -P "$mysql_port" -uroot ping; }
 if ! mysql_up >/dev/null 2>&1; then
   log "starting MariaDB"
-  # mariadbd refuses to run as root; Debian's package owns its data directory as mysql.
-  start-stop-daemon --start --oknodo --background --exec /usr/sbin/mariadbd -- --user=mysql
+  # mariadbd refuses to run as root; Debian's package owns its data directory as mysql. Started
+  # directly, not by start-stop-daemon --exec: that takes any process whose executable path reads
+  # /usr/sbin/mariadbd, a container's database included, for this machine's and starts nothing.
+  install -d -o mysql -g mysql /run/mysqld
+  setsid /usr/sbin/mariadbd --user=mysql >>/var/log/local-services-mariadb.log 2>&1 < /dev/null &
 fi
 wait_for "MariaDB" 60 mysql_up
 # The local runs and tests connect as root over TCP without a password; Debian's package lets

@@ -1,26 +1,32 @@
 #!/usr/bin/env bash
-# A real three-node RabbitMQ cluster on this machine, beside (not joined to) the machine's own
-# broker, with the plugins rabbitmq_sharding, rabbitmq_management and rabbitmq_prometheus, nodes 2
-# and 3 joined to node 1, each node's AMQP, management and Prometheus port on 127.0.0.1. For the
+# A real three-node RabbitMQ cluster on this machine, beside (not joined to) the local broker, with
+# the plugins rabbitmq_sharding, rabbitmq_management and rabbitmq_prometheus, nodes 2 and 3 joined
+# to node 1, each node's AMQP, management and Prometheus port on 127.0.0.1. For the
 # replicated-shard tests, `scripts/run-local.sh --cluster` and the cluster faults of
 # scripts/faults.sh. Two runtimes, the same commands (CLUSTER_RUNTIME):
-#   processes   (default) nodes sm1@localhost..sm3@localhost as local processes, each with its own
-#               distribution port and data folder; needs root and the Debian rabbitmq-server
-#               package (scripts/local-services.sh installs it); nodes run as user rabbitmq
-#   containers  nodes rabbit@NAME-1..3 as containers of RABBITMQ_IMAGE, separate hosts: each on
-#               Docker's default bridge, through which its published ports reach it, and on an
-#               internal network NAME-nodes that carries all inter-node traffic (Erlang
+#   containers  (default) nodes rabbit@NAME-1..3 as containers of the project's RabbitMQ
+#               (RABBITMQ_IMAGE, else scripts/lib/rabbitmq-containers.sh's choice), separate hosts:
+#               each on Docker's default bridge, through which its published ports reach it, and
+#               on an internal network NAME-nodes that carries all inter-node traffic (Erlang
 #               distribution); disconnecting a node from NAME-nodes partitions it from the others
 #               while its clients on this machine stay connected to it. Needs a Docker engine.
-# Both run with cluster_partition_handling = pause_minority (a node that sees no majority stops
-# serving until it does: its clients are disconnected and fail over to the majority, which the
-# quorum queues keep working) and net_ticktime = 10 (a silent peer is seen as down within 7.5 to
-# 12.5 s instead of a minute).
+#               Every deprecated feature is denied on them as in the tests, but the management
+#               metrics the benchmark reads.
+#   processes   nodes sm1@localhost..sm3@localhost as local processes of the machine's own
+#               rabbitmq-server (Debian's package: 3.10 on bookworm), each with its own distribution
+#               port and data folder; needs root and that package (scripts/local-services.sh
+#               installs it with LOCAL_BROKER=host); nodes run as user rabbitmq
+# The metadata store is RabbitMQ's own: Khepri, the only one from 4.3, a Raft system like the
+# quorum queues, so a node cut off from the majority stops serving by itself (its clients are
+# disconnected and fail over to the majority); 3.10 nodes (processes) keep Mnesia and are given
+# cluster_partition_handling = pause_minority for the same effect. Both run with
+# net_ticktime = 10 (a silent peer is seen as down within 7.5 to 12.5 s instead of a minute).
 #
 # Usage: scripts/rabbitmq-cluster.sh COMMAND [N]
 #   start          start the three nodes (those not running) and join them; idempotent
-#   stop           stop every node and delete the cluster's data (the machine's broker is untouched)
-#   status         each node's ports and whether it runs (running, paused or down)
+#   stop           stop every node and delete the cluster's data (the local broker is untouched)
+#   status         each node's ports and whether it runs (running; minority: runs but cut off
+#                  from the majority, so it serves nothing; down)
 #   addresses      the AMQP addresses, comma separated (RABBITMQ_ADDRESSES for the services)
 #   management-url [N]  node N's management API (default 1)
 #   node-name N    node N's Erlang node name
@@ -32,15 +38,16 @@
 #   partition N    containers: cut node N off the other nodes (docker network disconnect of
 #                  NAME-nodes); its published ports stay reachable from this machine
 #   heal N         containers: connect node N to the other nodes again
-#   is-serving N   exit 0 when node N serves clients (runs and is not paused)
+#   is-serving N   exit 0 when node N serves clients (runs and reaches the cluster's majority)
 #   logs DIR       copy every node's log into DIR (node-N.log)
 #   -h, --help     this help
 # Ports (node N = 1..3, O = CLUSTER_PORT_OFFSET, default 0): AMQP 5680+O+N, management
 # 15680+O+N, Prometheus 15690+O+N, distribution (processes) 25680+O+N.
-# Environment: CLUSTER_RUNTIME (processes or containers), CLUSTER_PORT_OFFSET; processes:
-# CLUSTER_DIR (default /var/lib/rabbitmq/supermarket-cluster); containers: CLUSTER_NAME (default
-# supermarket-cluster: containers NAME-1..3, network NAME-nodes), RABBITMQ_IMAGE (default
-# rabbitmq:3.13.7-management; scripts/images.sh --print gives the local stand-in).
+# Environment: CLUSTER_RUNTIME (containers or processes), CLUSTER_PORT_OFFSET; containers:
+# CLUSTER_NAME (default supermarket-cluster: containers NAME-1..3, network NAME-nodes),
+# RABBITMQ_IMAGE (default the official image of the project's version where it can be had, else
+# the local stand-in of scripts/images.sh, built when missing); processes: CLUSTER_DIR (default
+# /var/lib/rabbitmq/supermarket-cluster).
 set -euo pipefail
 
 if [[ "${1:-}" == "" || "${1:-}" == "-h" || "${1:-}" == "--help" ]]; then
@@ -48,22 +55,25 @@ if [[ "${1:-}" == "" || "${1:-}" == "-h" || "${1:-}" == "--help" ]]; then
   exit 0
 fi
 
-RUNTIME="${CLUSTER_RUNTIME:-processes}"
+RUNTIME="${CLUSTER_RUNTIME:-containers}"
 PORT_OFFSET="${CLUSTER_PORT_OFFSET:-0}"
 CLUSTER_DIR="${CLUSTER_DIR:-/var/lib/rabbitmq/supermarket-cluster}"
 NAME="${CLUSTER_NAME:-supermarket-cluster}"
-IMAGE="${RABBITMQ_IMAGE:-rabbitmq:3.13.7-management}"
 NETWORK="$NAME-nodes"
 NODES=(1 2 3)
-# What both runtimes add to a node's configuration (see above).
-PARTITION_SETTINGS='cluster_partition_handling = pause_minority
-net_ticktime = 10'
+# What both runtimes add to a node's configuration (see above); the 3.10 processes also pause a
+# minority (4.3 accepts the key and ignores it, so it is not given there).
+TICK_SETTINGS='net_ticktime = 10'
+PROCESS_SETTINGS="$TICK_SETTINGS
+cluster_partition_handling = pause_minority"
 
 log() { printf '[rabbitmq-cluster] %s\n' "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
 # shellcheck source=lib/rabbitmq-node.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/rabbitmq-node.sh"
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# shellcheck source=lib/rabbitmq-containers.sh
+source "$ROOT/scripts/lib/rabbitmq-containers.sh"
 # The tools jar reads the nodes' JSON (built by the scripts that start a cluster, or by
 # ./mvnw -B -ntp -pl tools -am package -DskipTests).
 tools() {
@@ -92,12 +102,33 @@ case "$RUNTIME" in
   *) die "CLUSTER_RUNTIME is processes or containers, not $RUNTIME" ;;
 esac
 
-# A node that runs may still be paused (pause_minority): its rabbit application is stopped.
-serving() { [[ "$(ctl "$1" eval 'rabbit:is_running().' 2>/dev/null | tr -d '\r\n')" == true ]]; }
+# A node that runs may still not serve: cut off from the majority, a 4.x node keeps running and
+# keeps its clients, but its publishes to quorum queues are nacked (Khepri and the queues need a
+# majority); a 3.x node (Mnesia, the processes runtime) is paused by pause_minority, its rabbit
+# application stopped. Asked so: on 4.x whether the node reaches a majority of the cluster's
+# members over Erlang distribution (a cut-off peer drops out within net_ticktime; the metadata
+# store's own view is no help, a cut-off leader goes on answering reads for a while), on 3.x
+# whether the rabbit application runs; 20 s at most, for a node that does not answer at all.
+serving() {
+  local check='case code:is_loaded(khepri) of
+    false -> rabbit:is_running();
+    _ ->
+      Members = rabbit_nodes:list_members(),
+      Reachable = [N || N <- Members, N =:= node() orelse lists:member(N, nodes())],
+      rabbit:is_running() andalso 2 * length(Reachable) > length(Members)
+  end.'
+  local answer
+  if [[ "$RUNTIME" == containers ]]; then
+    answer="$(timeout 20 docker exec "$(container "$1")" rabbitmqctl -q eval "$check" 2>/dev/null || true)"
+  else
+    answer="$(timeout 20 rabbitmqctl -q -n "$(node_name "$1")" eval "$check" 2>/dev/null || true)"
+  fi
+  [[ "$(tr -d '\r\n' <<<"$answer")" == true ]]
+}
 
 start_process_node() {
   local n="$1"
-  RMQ_EXTRA_CONF="$PARTITION_SETTINGS" rmq_start_node "$(node_name "$n")" "$CLUSTER_DIR/sm$n" \
+  RMQ_EXTRA_CONF="$PROCESS_SETTINGS" rmq_start_node "$(node_name "$n")" "$CLUSTER_DIR/sm$n" \
     "$(amqp_port "$n")" "$(management_port "$n")" "$(dist_port "$n")" "$(prometheus_port "$n")"
 }
 
@@ -110,12 +141,14 @@ start_container_node() {
     return 0
   fi
   if ! docker container inspect "$c" >/dev/null 2>&1; then
-    log "creating $c from $IMAGE (AMQP $(amqp_port "$n"), management $(management_port "$n"))"
+    local image
+    image="$(rabbitmq_image)" || die "no RabbitMQ image (scripts/images.sh rabbitmq builds the local one)"
+    log "creating $c from $image (AMQP $(amqp_port "$n"), management $(management_port "$n"))"
     docker create --name "$c" --hostname "$c" --label supermarket.cluster="$NAME" \
       -e RABBITMQ_ERLANG_COOKIE="$(cookie)" -e RABBITMQ_DEFAULT_USER=guest -e RABBITMQ_DEFAULT_PASS=guest \
       -p "127.0.0.1:$(amqp_port "$n"):5672" -p "127.0.0.1:$(management_port "$n"):15672" \
-      -p "127.0.0.1:$(prometheus_port "$n"):15692" "$IMAGE" >/dev/null
-    container_config | docker cp - "$c:/etc/rabbitmq"
+      -p "127.0.0.1:$(prometheus_port "$n"):15692" "$image" >/dev/null
+    rabbitmq_container_config "$image" "$TICK_SETTINGS" | docker cp - "$c:/etc/rabbitmq"
     docker network connect "$NETWORK" "$c"
   fi
   log "starting $c"
@@ -136,17 +169,6 @@ cookie() {
     [[ -z "$found" ]] || break
   done
   echo "${found:-$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')}"
-}
-
-# The nodes' configuration as a tar stream for docker cp: conf.d/20-supermarket.conf, enabled_plugins.
-container_config() {
-  local dir; dir="$(mktemp -d)"
-  mkdir "$dir/conf.d"
-  printf 'loopback_users = none\n%s\n' "$PARTITION_SETTINGS" >"$dir/conf.d/20-supermarket.conf"
-  echo '[rabbitmq_management,rabbitmq_prometheus,rabbitmq_sharding].' >"$dir/enabled_plugins"
-  chmod 755 "$dir/conf.d" && chmod 644 "$dir/conf.d/20-supermarket.conf" "$dir/enabled_plugins"
-  tar -C "$dir" --owner=0 --group=0 -c conf.d enabled_plugins
-  rm -rf "$dir"
 }
 
 start_node() {
@@ -209,7 +231,7 @@ case "$cmd" in
   status)
     for n in "${NODES[@]}"; do
       state=down
-      if running "$n"; then state=paused; serving "$n" && state=running; fi
+      if running "$n"; then state=minority; serving "$n" && state=running; fi
       echo "$(node_name "$n") amqp=$(amqp_port "$n") management=$(management_port "$n") prometheus=$(prometheus_port "$n") $state"
     done
     ;;

@@ -18,11 +18,6 @@
 #   --rate R            purchases/s in total, every store open from the start (default 500)
 #   --duration SECONDS  length of the load (default 90); both restarts must end within it
 #   --restart-after S   seconds into the load before the first restart (default 15)
-#   --own-broker        run a RabbitMQ of its own for the run (a container of RABBITMQ_IMAGE,
-#                       default compose's, with the sharding and management plugins, AMQP on
-#                       OWN_BROKER_PORT 5673, management on OWN_BROKER_MANAGEMENT_PORT 15673)
-#                       instead of the local one; scripts/local-services.sh is then not run, so
-#                       MariaDB and Redis must be up
 #   --run-dir DIR       folder for logs and results (default runs/rolling-<UTC time>)
 #   -h, --help          this help
 # Exit status: 0 passed; 99 a request failed; 1 anything else failed.
@@ -44,14 +39,12 @@ rate=500
 duration=90
 restart_after=15
 run_dir=""
-own_broker=false
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --stores) stores="$2"; shift 2 ;;
     --rate) rate="$2"; shift 2 ;;
     --duration) duration="$2"; shift 2 ;;
     --restart-after) restart_after="$2"; shift 2 ;;
-    --own-broker) own_broker=true; shift ;;
     --run-dir) run_dir="$2"; shift 2 ;;
     *) echo "unknown option: $1 (see --help)" >&2; exit 1 ;;
   esac
@@ -70,7 +63,6 @@ API_MANAGEMENT_PORT="${API_MANAGEMENT_PORT:-9180}"
 REPLICA_PORT_STEP="${REPLICA_PORT_STEP:-100}"
 NGINX_IMAGE="${NGINX_IMAGE:-nginxinc/nginx-unprivileged:1.28.0-alpine}"
 NGINX_CONTAINER="rolling-restart-nginx-$$"
-BROKER_CONTAINER="rolling-restart-rabbitmq-$$"
 # shellcheck source=lib/platform.sh
 source "$ROOT/scripts/lib/platform.sh"
 
@@ -79,7 +71,6 @@ replica_port() { echo $((API_PORT + $1 * REPLICA_PORT_STEP)); }
 replica_management_port() { echo $((API_MANAGEMENT_PORT + $1 * REPLICA_PORT_STEP)); }
 replica_pids=()
 nginx_started=false
-broker_started=false
 
 cleanup() {
   local status=$?
@@ -89,9 +80,6 @@ cleanup() {
     docker rm -f "$NGINX_CONTAINER" >/dev/null 2>&1 || true
   fi
   stop_started
-  if [[ "$broker_started" == true ]]; then
-    docker rm -f "$BROKER_CONTAINER" >/dev/null 2>&1 || true
-  fi
   log "logs and results in $RUN_DIR"
   exit "$status"
 }
@@ -123,27 +111,6 @@ start_nginx() {
   die "nginx did not answer on :$LB_PORT"
 }
 
-# --own-broker: a throw-away RabbitMQ with the platform's plugins, as the tests start it.
-start_own_broker() {
-  local port="${OWN_BROKER_PORT:-5673}" management="${OWN_BROKER_MANAGEMENT_PORT:-15673}"
-  require_free_port "$port" "the broker (OWN_BROKER_PORT)"
-  require_free_port "$management" "the broker's management (OWN_BROKER_MANAGEMENT_PORT)"
-  echo '[rabbitmq_management,rabbitmq_prometheus,rabbitmq_sharding].' >"$RUN_DIR/enabled_plugins"
-  chmod 644 "$RUN_DIR/enabled_plugins"
-  docker run -d --name "$BROKER_CONTAINER" -p "127.0.0.1:$port:5672" -p "127.0.0.1:$management:15672" \
-    -v "$RUN_DIR/enabled_plugins:/etc/rabbitmq/enabled_plugins:ro" "${RABBITMQ_IMAGE:-rabbitmq:3.13.7-management}" >/dev/null \
-    || die "could not start RabbitMQ (${RABBITMQ_IMAGE:-rabbitmq:3.13.7-management})"
-  broker_started=true
-  export RABBITMQ_HOST=127.0.0.1 RABBITMQ_PORT="$port" RABBITMQ_ADDRESSES="127.0.0.1:$port"
-  export RABBITMQ_MANAGEMENT_URL="http://127.0.0.1:$management" RABBITMQ_VHOST=/
-  for ((t = 0; t < 180; t++)); do
-    curl -sf -u guest:guest "$RABBITMQ_MANAGEMENT_URL/api/aliveness-test/%2F" 2>/dev/null | grep -q ok \
-      && { log "RabbitMQ of its own on :$port (management :$management)"; return 0; }
-    sleep 0.5
-  done
-  die "RabbitMQ (container $BROKER_CONTAINER) did not come up"
-}
-
 start_replica() { # $1 = index, $2 = process name
   start_purchase_api "$2" "$(replica_port "$1")" "$(replica_management_port "$1")"
   replica_pids[$1]="${STARTED_PIDS[-1]}"
@@ -167,7 +134,7 @@ restart_replica() {
 }
 
 build_if_needed "${SERVICE_MODULES[@]}" load-client tools
-if [[ "$own_broker" == true ]]; then start_own_broker; else "$ROOT/scripts/local-services.sh"; fi
+"$ROOT/scripts/local-services.sh"
 require_free_port "$STORE_PORT" store-service
 require_free_port "$PURCHASES_PORT" purchases-service
 for i in "${!REPLICAS[@]}"; do

@@ -21,7 +21,8 @@
 #                           DynamoDB Local (in memory, port 8000) that this script starts
 #   --cluster               run on a local 3-node RabbitMQ cluster (scripts/rabbitmq-cluster.sh,
 #                           started here and stopped afterwards) in the replicated topology mode;
-#                           as local processes, or containers with CLUSTER_RUNTIME=containers
+#                           as containers of the project's RabbitMQ (CLUSTER_RUNTIME=processes:
+#                           the machine's rabbitmq-server)
 #   --topology-mode MODE    with --cluster: replicated (default) or sharded
 #   --kill-node-after S     with --cluster: kill the node leading most queues S seconds into
 #                           the load, start it again 15 s later (the check must still pass)

@@ -12,7 +12,7 @@
 # it keeps) and newest snapshot, Redis memory and keys, the messages waiting in the run's queues
 # (RabbitMQ's management API), purchases accepted (purchase-api's api_purchases_accepted_total, summed
 # over its restarts) and each process's CPU per accepted purchase over the interval (/proc/PID/stat;
-# beam.smp and mariadbd are the machine's shared servers, so others' work shows in theirs).
+# beam.smp is the local broker's, mariadbd the machine's shared server, so others' work shows in it).
 # At the end: the load client's verify (every accepted purchase stored once and counted once),
 # then load-client soak-report draws soak.png and judges that nothing grew without bound (each
 # size's low point over the last third of the run against the middle third's; a heap's occupancy
@@ -140,9 +140,8 @@ write_pids() {
     for name in purchase-api store-service purchases-service load-client broker-proxy db-proxy redis-proxy redis; do
       echo "$name $(pid_of "$name")"
     done
-    for name in beam.smp mariadbd; do
-      echo "$name $(pgrep -o -x "$name" 2>/dev/null || true)"
-    done
+    echo "beam.smp $(broker_pid || true)"
+    echo "mariadbd $(pgrep -o -x mariadbd 2>/dev/null || true)"
   } >"$RUN_DIR/pids.tmp"
   mv "$RUN_DIR/pids.tmp" "$RUN_DIR/pids"
 }

@@ -29,7 +29,11 @@ cd "$(dirname "$0")/.."
 log() { printf '[test] %s\n' "$*" >&2; }
 TEST_SERVICES="${TEST_SERVICES:-containers}"
 case "$TEST_SERVICES" in
-  local) scripts/local-services.sh ;;
+  local)
+    # No Docker: the machine's own broker, for the tests and the local runs alike.
+    export LOCAL_BROKER="${LOCAL_BROKER:-host}" CLUSTER_RUNTIME="${CLUSTER_RUNTIME:-processes}"
+    scripts/local-services.sh
+    ;;
   containers)
     scripts/docker-engine.sh
     scripts/images.sh
@@ -107,7 +111,8 @@ fi
 its=$(find . -path '*/target/failsafe-reports/TEST-*.xml' | wc -l)
 echo "[test] all tests ran, none skipped ($its integration test classes)" >&2
 
-# The smoke and fault runs below run the services from their jars against the local services.
+# The smoke and fault runs below run the services from their jars against the local services
+# (the project's RabbitMQ as a container, scripts/lib/local-broker.sh).
 [[ "$TEST_SERVICES" == local ]] || scripts/local-services.sh
 
 # The README's commands, as a new user runs them from this checkout.
@@ -151,13 +156,13 @@ fi
 # broker restart (every broker link cut through the fault proxy for 5 s) mid-run at small load,
 # and late-retry (two stores re-send an accepted purchase after 4,200 further purchases of
 # theirs, beyond store-service's dedup window), about a minute each; with a Docker engine also
-# node-partition (a 3-container cluster, the node leading most queues cut off its peers under
-# load, 2 to 4 minutes); each run bounded by --timeout, failing on any purchase lost or counted
-# twice.
+# node-loss and node-partition (a 3-container cluster of the project's RabbitMQ, the node leading
+# most queues killed, or cut off its peers, under load, 2 to 4 minutes each); each run bounded by
+# --timeout, failing on any purchase lost or counted twice.
 if [[ "${FAULTS:-true}" != false ]]; then
   fault_run=(--fault kill-purchases-service --fault kill-store-service --fault kill-store-copy --fault broker-restart
     --fault late-retry)
-  [[ "$TEST_SERVICES" == local ]] || fault_run+=(--fault node-partition)
+  [[ "$TEST_SERVICES" == local ]] || fault_run+=(--fault node-loss --fault node-partition)
   fault_run+=(--stores 8 --purchases-per-hour 100 --at 3 --outage-for 5 --timeout 300 --run-dir runs/faults-ci)
   echo "[test] fault run: scripts/faults.sh ${fault_run[*]}" >&2
   FAULTS_NAME=ci scripts/faults.sh "${fault_run[@]}" \

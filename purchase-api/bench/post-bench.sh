@@ -54,7 +54,14 @@ here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 [[ ${#jars[@]} -gt 0 ]] || jars=("$root/purchase-api/target/purchase-api-0.1.0-SNAPSHOT.jar")
 java="${JAVA_HOME:-$("$root/scripts/find-jdk.sh")}/bin/java"
-management="${RABBITMQ_MANAGEMENT_URL:-http://localhost:15672}"
+# The local broker (scripts/lib/local-broker.sh), started if it is not: the services' RABBITMQ_* settings.
+ROOT="$root"
+log() { printf '[post-bench] %s\n' "$*" >&2; }
+die() { log "ERROR: $*"; exit 1; }
+# shellcheck source=../../scripts/lib/local-broker.sh
+source "$root/scripts/lib/local-broker.sh"
+local_broker_start
+management="$RABBITMQ_MANAGEMENT_URL"
 auth="${RABBITMQ_USERNAME:-guest}:${RABBITMQ_PASSWORD:-guest}"
 port="${BENCH_PORT:-18200}"
 management_port="${BENCH_MANAGEMENT_PORT:-$(( port + 1 ))}"

@@ -35,7 +35,14 @@ java="${JAVA_HOME:-$("$root/scripts/find-jdk.sh")}/bin/java"
 jar="$root/purchases-service/target/purchases-service-0.1.0-SNAPSHOT.jar"
 vhost="${BENCH_VHOST:-bench-drain}" database="${BENCH_DATABASE:-purchases_bench_drain}" port="${BENCH_PORT:-28482}"
 management_port="${BENCH_MANAGEMENT_PORT:-28483}"
-management=http://localhost:15672 auth=guest:guest
+# The local broker (scripts/lib/local-broker.sh), started if it is not: the service's RABBITMQ_* settings.
+ROOT="$root"
+log() { printf '[drain] %s\n' "$*" >&2; }
+die() { log "ERROR: $*"; exit 1; }
+# shellcheck source=../../scripts/lib/local-broker.sh
+source "$root/scripts/lib/local-broker.sh"
+local_broker_start
+management="$RABBITMQ_MANAGEMENT_URL" auth=guest:guest
 [[ -f "$jar" ]] || { echo "build the jar first: ./mvnw -B -ntp -pl purchases-service -am package -DskipTests" >&2; exit 1; }
 # The broker module's classpath: the contract's classes and jars plus the AMQP client.
 classpath="$root/contract/target/classes:$("$root/mvnw" -B -ntp -q -f "$root/pom.xml" -pl broker \

@@ -1,7 +1,7 @@
 # Shared by scripts/faults.sh and scripts/soak.sh (sourced, not run): the platform's links through
 # fault proxies (the tools jar's fault-proxy, one process per link, steered over a control port),
 # the run's throw-away RabbitMQ vhost and MySQL database, inject (one fault, while load runs) and
-# restore_servers (sets back what db-read-only and broker-alarm change on the machine's servers;
+# restore_servers (sets back what db-read-only and broker-alarm change on the local servers;
 # idempotent, so a script calls it whenever a run ends).
 # Expects, by the time a function is called: scripts/lib/platform.sh sourced, ROOT, RUN_DIR, JAVA,
 # NAME (names the database user of db-read-only). inject reads the fault parameters below, which
@@ -37,7 +37,7 @@ DATABASE=""
 DB_USER=""
 root_sql() { mysql -uroot -h127.0.0.1 -e "$1"; }
 drop_sandbox() {
-  [[ -z "$VHOST" ]] || rabbitmqctl -q delete_vhost "$VHOST" >/dev/null 2>&1 || true
+  [[ -z "$VHOST" ]] || broker_ctl -q delete_vhost "$VHOST" >/dev/null 2>&1 || true
   [[ -z "$DATABASE" ]] || root_sql "DROP DATABASE IF EXISTS \`$DATABASE\`" >/dev/null 2>&1 || true
   [[ -z "$DB_USER" ]] || root_sql "DROP USER IF EXISTS '$DB_USER'@'%'" >/dev/null 2>&1 || true
   VHOST="" DATABASE="" DB_USER=""
@@ -50,8 +50,8 @@ open_sandbox() {
   VHOST="$1" DATABASE="$2"
   drop_sandbox
   VHOST="$1" DATABASE="$2"
-  rabbitmqctl -q add_vhost "$VHOST" >/dev/null
-  rabbitmqctl -q set_permissions -p "$VHOST" guest ".*" ".*" ".*" >/dev/null
+  broker_ctl -q add_vhost "$VHOST" >/dev/null
+  broker_ctl -q set_permissions -p "$VHOST" guest ".*" ".*" ".*" >/dev/null
   export RABBITMQ_VHOST="$VHOST"
 }
 
@@ -67,13 +67,13 @@ restrict_database_user() {
   export MYSQL_USERNAME="$DB_USER" MYSQL_PASSWORD="$password" MYSQL_MIGRATION_USERNAME=root MYSQL_MIGRATION_PASSWORD=
 }
 
-# The settings db-read-only and broker-alarm change on the machine's servers, set back at the
+# The settings db-read-only and broker-alarm change on the local servers, set back at the
 # end of the fault and whenever a run ends (restore_servers is idempotent).
 BROKER_WATERMARK=""
 restore_servers() {
   root_sql "SET GLOBAL read_only = OFF" >/dev/null 2>&1 || true
   if [[ -n "$BROKER_WATERMARK" ]]; then
-    rabbitmqctl -q set_vm_memory_high_watermark "$BROKER_WATERMARK" >/dev/null 2>&1 || true
+    broker_ctl -q set_vm_memory_high_watermark "$BROKER_WATERMARK" >/dev/null 2>&1 || true
     BROKER_WATERMARK=""
   fi
 }
@@ -95,9 +95,9 @@ start_proxy() {
   wait_until "$1" 30 port_in_use "$4"
 }
 
-# The services reach the machine's broker through the broker link's proxy ...
+# The services reach the local broker through the broker link's proxy ...
 proxy_broker_link() {
-  start_proxy broker-proxy "$BROKER_PROXY_PORT" 127.0.0.1:5672 "$BROKER_CONTROL_PORT"
+  start_proxy broker-proxy "$BROKER_PROXY_PORT" "127.0.0.1:$LOCAL_BROKER_AMQP_PORT" "$BROKER_CONTROL_PORT"
   unset RABBITMQ_ADDRESSES
   export RABBITMQ_HOST=127.0.0.1 RABBITMQ_PORT="$BROKER_PROXY_PORT"
 }
@@ -202,10 +202,10 @@ inject() {
       ;;
     broker-alarm)
       # The broker's own setting, read back so that exactly it is restored (e.g. 0.4).
-      BROKER_WATERMARK="$(rabbitmqctl -q eval 'vm_memory_monitor:get_vm_memory_high_watermark().' | tr -d '\r\n')"
+      BROKER_WATERMARK="$(broker_ctl -q eval 'vm_memory_monitor:get_vm_memory_high_watermark().' | tr -d '\r\n')"
       [[ "$BROKER_WATERMARK" =~ ^[0-9.]+$ ]] || die "cannot read the broker's memory watermark (got '$BROKER_WATERMARK')"
       log "fault: a memory alarm on the broker (watermark $BROKER_WATERMARK -> 0.000001) for ${outage_for}s"
-      rabbitmqctl -q set_vm_memory_high_watermark 0.000001 >/dev/null
+      broker_ctl -q set_vm_memory_high_watermark 0.000001 >/dev/null
       sleep "$outage_for"
       restore_servers
       ;;
@@ -235,11 +235,13 @@ cluster_connections() {
 }
 
 # node-partition: the node leading most quorum queues is cut off the other two (its clients on
-# this machine still reach it). It stops serving once it sees no majority (pause_minority, after
-# net_ticktime); it is kept apart --outage-for s more, then healed, and waited for until it serves
-# again. Timeline in $RUN_DIR/node-partition-timeline.txt.
+# this machine still reach it). It stops serving once it sees no majority, after net_ticktime: on
+# RabbitMQ 4 its clients stay connected and its publishes to quorum queues are nacked (3.x nodes
+# pause, pause_minority); it is kept apart
+# --outage-for s more, then healed, and waited for until it serves again. Timeline in
+# $RUN_DIR/node-partition-timeline.txt.
 partition_a_node() {
-  local node t0 clients paused="" serving="" timeline="$RUN_DIR/node-partition-timeline.txt"
+  local node t0 clients stopped="" serving="" timeline="$RUN_DIR/node-partition-timeline.txt"
   node="$("$CLUSTER" most-leaders 2>/dev/null || echo 1)"
   cluster_connections "$RUN_DIR/node-partition-connections.txt"
   log "fault: cluster node $node partitioned from the other two (its clients stay connected to it)"
@@ -247,16 +249,16 @@ partition_a_node() {
   clients="$(grep -c "^$("$CLUSTER" node-name "$node") " "$RUN_DIR/node-partition-connections.txt" || true)"
   echo "$(date -u +%T.%3N) node $node partitioned, $clients client connections on it" >"$timeline"
   "$CLUSTER" partition "$node"
-  until [[ -n "$paused" || $((SECONDS - t0)) -ge 60 ]]; do
-    "$CLUSTER" is-serving "$node" || paused=$((SECONDS - t0))
+  until [[ -n "$stopped" || $((SECONDS - t0)) -ge 60 ]]; do
+    "$CLUSTER" is-serving "$node" || stopped=$((SECONDS - t0))
     sleep 0.5
   done
-  if [[ -z "$paused" ]]; then
+  if [[ -z "$stopped" ]]; then
     "$CLUSTER" heal "$node" || true
-    die "cluster node $node went on serving 60 s into the partition (pause_minority did not pause it)"
+    die "cluster node $node went on serving 60 s into the partition (it should see no majority)"
   fi
-  echo "$(date -u +%T.%3N) node $node paused (pause_minority), ${paused}s into the partition" >>"$timeline"
-  log "fault: node $node paused after ${paused}s; kept apart ${outage_for}s more"
+  echo "$(date -u +%T.%3N) node $node stopped serving (no majority), ${stopped}s into the partition" >>"$timeline"
+  log "fault: node $node stopped serving after ${stopped}s; kept apart ${outage_for}s more"
   sleep "$outage_for"
   "$CLUSTER" heal "$node"
   echo "$(date -u +%T.%3N) node $node healed" >>"$timeline"

@@ -33,6 +33,9 @@ STARTED_NAMES=()
 
 log() { printf '[%s] %s\n' "${SCRIPT_NAME:-platform}" "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
+# The broker of the local runs and the services' settings for it (RABBITMQ_HOST, ...).
+# shellcheck source=local-broker.sh
+source "$ROOT/scripts/lib/local-broker.sh"
 
 # A module's runnable jar; the tools module's is its -exec jar (its plain jar is a test library).
 jar_of() {
@@ -112,7 +115,7 @@ stop_started() {
 }
 
 # --cluster: the local 3-node cluster of scripts/rabbitmq-cluster.sh (CLUSTER is the script;
-# CLUSTER_RUNTIME picks local processes or containers) instead of the machine's broker; the
+# CLUSTER_RUNTIME picks containers or local processes) instead of the local broker; the
 # services get every node's address (they fail over) and the topology mode $1 (replicated unless
 # told otherwise). stop_cluster stops it and deletes its data.
 CLUSTER="$ROOT/scripts/rabbitmq-cluster.sh"
@@ -130,7 +133,7 @@ start_cluster() {
   BROKER_REPLICATED_SHARDS="${BROKER_REPLICATED_SHARDS:-12}"
   MYSQL_POOL_SIZE="${MYSQL_POOL_SIZE:-14}"
   export RABBITMQ_ADDRESSES RABBITMQ_MANAGEMENT_URL RABBITMQ_VHOST BROKER_TOPOLOGY_MODE BROKER_REPLICATED_SHARDS MYSQL_POOL_SIZE
-  log "platform on the 3-node cluster ($RABBITMQ_ADDRESSES, ${CLUSTER_RUNTIME:-processes}), topology mode $mode"
+  log "platform on the 3-node cluster ($RABBITMQ_ADDRESSES, ${CLUSTER_RUNTIME:-containers}), topology mode $mode"
 }
 
 stop_cluster() {
@@ -430,14 +433,21 @@ shard_balance() {
 }
 
 # Where a run's CPU goes: load-client --watch-pid options for every process start_process started
-# and for the local broker (beam.smp), database (mariadbd) and idempotency store (redis-server)
-# when they run on this machine.
+# and for the local broker (beam.smp, in its container or not, and the container's AMQP port
+# proxy, docker-proxy), database (mariadbd) and idempotency store (redis-server) when they run on
+# this machine.
 watch_pid_options() {
   local i name pid
   for ((i = 0; i < ${#STARTED_PIDS[@]}; i++)); do
     printf -- '--watch-pid %s=%s ' "${STARTED_NAMES[$i]}" "${STARTED_PIDS[$i]}"
   done
-  for name in beam.smp mariadbd redis-server; do
+  pid="$(broker_pid || true)"
+  if [[ -n "$pid" && "$CLUSTER_STARTED" != true ]]; then
+    printf -- '--watch-pid beam.smp=%s ' "$pid"
+    pid="$(broker_proxy_pid || true)"
+    [[ -z "$pid" ]] || printf -- '--watch-pid docker-proxy=%s ' "$pid"
+  fi
+  for name in mariadbd redis-server; do
     pid="$(pgrep -o -x "$name" 2>/dev/null || true)"
     if [[ -n "$pid" ]]; then printf -- '--watch-pid %s=%s ' "$name" "$pid"; fi
   done

@@ -2,8 +2,9 @@ package com.supermarket.broker;
 
 import com.supermarket.contract.IdRanges;
 import java.time.Duration;
-import org.springframework.amqp.core.AmqpAdmin;
 import org.springframework.amqp.core.Declarables;
+import org.springframework.amqp.rabbit.connection.ConnectionFactory;
+import org.springframework.amqp.rabbit.core.RabbitAdmin;
 import org.springframework.boot.amqp.autoconfigure.ConnectionFactoryCustomizer;
 import org.springframework.boot.amqp.autoconfigure.RabbitProperties;
 import org.springframework.boot.context.properties.bind.Binder;
@@ -18,8 +19,9 @@ import org.springframework.core.env.Environment;
  * ({@code platform.broker.client.*}), the topology as a bean (so Spring's admin declares it
  * again on every new connection; nothing when the service may not declare,
  * {@code BROKER_DECLARE=false}), and the {@link BrokerSetup} that declares it once explicitly and
- * applies the policies (or only checks that the topology exists), run by each service until it
- * succeeds, so a service starts whether or not the broker is up.
+ * applies the policies (or only checks that what the service works with exists), run by each
+ * service until it succeeds, so a service starts whether or not the broker is up. Each service
+ * names its broker user's rights with a {@link BrokerUsers} bean.
  */
 @Configuration(proxyBeanMethods = false)
 public class BrokerBeans {
@@ -65,8 +67,14 @@ public class BrokerBeans {
         return BrokerTopology.declaredByService(settings);
     }
 
+    /**
+     * The set-up, over an admin of its own on the service's connection factory (Spring Boot's
+     * {@code amqpAdmin} is typed {@code AmqpAdmin}, which cannot declare an exchange passively).
+     */
     @Bean
-    public BrokerSetup brokerSetup(BrokerSettings settings, AmqpAdmin admin, RabbitProperties rabbit) {
-        return settings.setup(admin, rabbit.determineUsername(), rabbit.determinePassword(), rabbit.determineVirtualHost());
+    public BrokerSetup brokerSetup(BrokerSettings settings, ConnectionFactory connectionFactory, RabbitProperties rabbit,
+                                   BrokerUsers user) {
+        return settings.setup(new RabbitAdmin(connectionFactory), rabbit.determineUsername(), rabbit.determinePassword(),
+                rabbit.determineVirtualHost(), user);
     }
 }

@@ -5,7 +5,7 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.springframework.amqp.core.AmqpAdmin;
+import org.springframework.amqp.rabbit.core.RabbitAdmin;
 import org.springframework.boot.context.properties.bind.ConstructorBinding;
 
 /**
@@ -16,11 +16,12 @@ import org.springframework.boot.context.properties.bind.ConstructorBinding;
  * {@code spring.rabbitmq.*} (a list of nodes in {@code spring.rabbitmq.addresses}). A service binds this record from its environment and
  * builds its {@link BrokerSetup} and {@link ShardConsumers} from it. Immutable.
  *
- * @param managementUrl     the management HTTP API (policies, shard discovery); used in the
- *                          {@code sharded} mode only
+ * @param managementUrl     the management HTTP API (policies, shard discovery); in the
+ *                          {@code replicated} mode only for the parking queue's policy
  * @param shardsPerNode     shard queues per broker node of each sharded exchange (the policy;
  *                          {@code sharded} mode)
- * @param managePolicies    whether the services set the sharding and dead-letter policies (false
+ * @param managePolicies    whether the services set the policies (the sharding and dead-letter
+ *                          ones, or in the {@code replicated} mode the parking queue's; false
  *                          when the deployment provides them)
  * @param discoveryInterval how often the shard queues are listed again once consuming (new
  *                          broker nodes); unused by a service that consumes no shards
@@ -139,15 +140,19 @@ public record BrokerSettings(URI managementUrl, int shardsPerNode, boolean manag
          * {@code replicatedShards} quorum queues per sharded exchange, declared by the platform
          * with fixed names and bound to the {@code x-modulus-hash} exchange: a message is stored
          * on a majority of nodes before it is confirmed, and a queue keeps working while a
-         * majority of its nodes is up. No policy, no management API.
+         * majority of its nodes is up. One policy, set over the management API: the parking queue's
+         * unlimited deliveries ({@link BrokerTopology#applyParkingPolicy}).
          */
         REPLICATED
     }
 
-    /** The runner that declares the topology and applies the policies in {@code vhost}. */
-    public BrokerSetup setup(AmqpAdmin admin, String username, String password, String vhost) {
+    /**
+     * The runner that declares the topology and applies the policies in {@code vhost}, or checks
+     * that what {@code user}'s rights reach exists.
+     */
+    public BrokerSetup setup(RabbitAdmin admin, String username, String password, String vhost, BrokerUsers user) {
         return new BrokerSetup(admin, new ManagementClient(managementUrl, username, password),
-                vhost == null || vhost.isBlank() ? "/" : vhost, this);
+                vhost == null || vhost.isBlank() ? "/" : vhost, this, user);
     }
 
     /** How to consume shard queues with these intervals. */

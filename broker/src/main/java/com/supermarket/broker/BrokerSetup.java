@@ -4,7 +4,7 @@ import com.supermarket.contract.Topology;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.amqp.core.AmqpAdmin;
+import org.springframework.amqp.rabbit.core.RabbitAdmin;
 
 /**
  * Prepares the broker for the platform: declares the {@link BrokerTopology} and, unless the
@@ -18,8 +18,9 @@ import org.springframework.amqp.core.AmqpAdmin;
  * and the reason is in the log on every attempt and in the readiness details.
  *
  * <p>A service whose broker user may not declare ({@link BrokerSettings#declares()} false) only
- * checks, passively (no permission needed), that every queue of the topology exists: the
- * deployment's set-up step declares the topology and the policies once, as a user that may.
+ * checks, passively, that what it works with exists (the queues it reads and the exchanges it
+ * writes to, by its {@link BrokerUsers} rights): the deployment's set-up step declares the
+ * topology and the policies once, as a user that may.
  *
  * <p>Thread-safe: {@link #ensure()} is serialised; the state is readable from any thread.
  */
@@ -27,10 +28,11 @@ public final class BrokerSetup {
 
     private static final Logger log = LoggerFactory.getLogger(BrokerSetup.class);
 
-    private final AmqpAdmin admin;
+    private final RabbitAdmin admin;
     private final ManagementClient management;
     private final String vhost;
     private final BrokerSettings settings;
+    private final BrokerUsers user;
     private volatile boolean done;
     private volatile String problem = "the broker topology is not declared yet";
     private int attempts;
@@ -40,12 +42,16 @@ public final class BrokerSetup {
      * @param management sets the policies and lists shard queues
      * @param vhost      the virtual host the service works in
      * @param settings   shards per node, whether to set the policies, retry interval
+     * @param user       the rights of the service's broker user: what it checks exists when it
+     *                   may not declare
      */
-    public BrokerSetup(AmqpAdmin admin, ManagementClient management, String vhost, BrokerSettings settings) {
+    public BrokerSetup(RabbitAdmin admin, ManagementClient management, String vhost, BrokerSettings settings,
+                       BrokerUsers user) {
         this.admin = admin;
         this.management = management;
         this.vhost = vhost;
         this.settings = settings;
+        this.user = user;
     }
 
     /**
@@ -63,9 +69,11 @@ public final class BrokerSetup {
             if (settings.declares()) {
                 BrokerTopology.declare(admin, settings);
             } else {
-                BrokerTopology.verify(admin, settings, vhost);
+                BrokerTopology.verify(admin, settings, vhost, user);
             }
-            if (managesPolicies()) {
+            if (managesPolicies() && replicated()) {
+                BrokerTopology.applyParkingPolicy(management, vhost);
+            } else if (managesPolicies()) {
                 BrokerTopology.applyPolicies(management, vhost, settings.shardsPerNode(), settings.shardedExchanges());
             }
         } catch (BrokerTopology.ShardingPluginMissingException e) {
@@ -79,9 +87,9 @@ public final class BrokerSetup {
         }
         log.info("Broker topology ({}) {} in vhost '{}' after {} attempt(s); {}", settings.topologyMode(),
                 settings.declares() ? "declared" : "found (declared by the deployment)", vhost, attempts,
-                replicated() ? settings.replicatedShards() + " quorum queue(s) per sharded exchange, no policy"
-                        : managesPolicies() ? "policies applied (" + settings.shardsPerNode() + " shard(s) per node)"
-                        : "policies left to the deployment");
+                !managesPolicies() ? "policies left to the deployment"
+                        : replicated() ? settings.replicatedShards() + " quorum queue(s) per sharded exchange, parking policy applied"
+                        : "policies applied (" + settings.shardsPerNode() + " shard(s) per node)");
         problem = null;
         done = true;
         return true;
@@ -102,11 +110,12 @@ public final class BrokerSetup {
     }
 
     /**
-     * The sharding policies exist in the {@code sharded} mode only, and are set only by a service
-     * that declares (a least-privilege user has no {@code policymaker} tag).
+     * The policies (the sharding ones in the {@code sharded} mode, the parking queue's in the
+     * {@code replicated} mode) are set only by a service that declares (a least-privilege user has
+     * no {@code policymaker} tag).
      */
     private boolean managesPolicies() {
-        return settings.managePolicies() && settings.declares() && !replicated();
+        return settings.managePolicies() && settings.declares();
     }
 
     /** Whether {@link #ensure()} has succeeded. */

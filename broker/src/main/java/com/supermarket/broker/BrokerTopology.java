@@ -14,6 +14,7 @@ import org.springframework.amqp.core.Declarables;
 import org.springframework.amqp.core.Exchange;
 import org.springframework.amqp.core.FanoutExchange;
 import org.springframework.amqp.core.Queue;
+import org.springframework.amqp.rabbit.core.RabbitAdmin;
 
 /**
  * The platform's broker topology, in one place for every service and test: the exchanges,
@@ -25,10 +26,10 @@ import org.springframework.amqp.core.Queue;
  * {@code x-modulus-hash} exchanges: the sharding plugin's classic queues ({@code sharded}), or
  * {@code replicatedShards} quorum queues per exchange declared here and bound to the exchange
  * itself ({@code replicated}), each with a single active consumer, a delivery limit and the
- * dead-letter exchange as arguments, so no policy is needed. In {@code replicated} mode the
- * parking queue and the RPC queue are quorum queues too: nothing the platform keeps lives on one
- * node only. Nothing declared here is refused by RabbitMQ 4.x (no transient non-exclusive queue),
- * and all of it is accepted by 3.10.
+ * dead-letter exchange as arguments. In {@code replicated} mode the parking queue and the RPC
+ * queue are quorum queues too: nothing the platform keeps lives on one node only; one policy
+ * ({@link #applyParkingPolicy}) lifts the parking queue's delivery limit. Nothing declared here
+ * uses a feature RabbitMQ 4.3 deprecates (the tests run with every one denied).
  *
  * <p>A service registers {@link #declarables(BrokerSettings)} as a bean, so Spring's
  * {@code RabbitAdmin} declares it again on every new connection. Stateless and thread-safe.
@@ -48,6 +49,13 @@ public final class BrokerTopology {
      * the unacknowledged messages of the consumers connected to it, counting one delivery each.
      */
     public static final int REPLICATED_DELIVERY_LIMIT = 20;
+
+    /**
+     * The parking queue's delivery limit: none. From RabbitMQ 4.0 a quorum queue drops a message
+     * delivered 20 times, and every look at a parked purchase that puts it back (a reject with
+     * requeue, a client that closes its channel) counts as one.
+     */
+    public static final int PARKING_DELIVERY_LIMIT = -1;
 
     /** The binding key (the weight, for {@code x-modulus-hash}) of each replicated shard. */
     static final String SHARD_WEIGHT = "1";
@@ -143,20 +151,38 @@ public final class BrokerTopology {
     }
 
     /**
-     * Checks, without declaring anything, that every queue of {@link #declarables(BrokerSettings)}
-     * exists: a passive declare, which needs no configure (or any) permission, so a
-     * least-privilege service can tell whether the deployment's set-up step has run. The queues
-     * are declared after the exchanges and bindings, so their presence stands for the whole
-     * topology.
+     * Checks, without declaring anything, that what {@code user} works with exists: each queue of
+     * {@link #declarables(BrokerSettings)} it may read and each exchange it may write to, by a
+     * passive declare. So a least-privilege service can tell whether the deployment's set-up step
+     * has run. A passive declare needs a right on its target (RabbitMQ 4.2.6 and 4.3 refuse it,
+     * with {@code ACCESS_REFUSED}, to a user with none, as they refuse telling such a user whether
+     * the name exists), so what the user has no right to is left to the services that have.
      *
-     * @throws TopologyMissingException naming the first missing queue
+     * @throws TopologyMissingException naming the first missing queue or exchange
      * @throws AmqpException            for a broker error (e.g. unreachable)
      */
-    public static void verify(AmqpAdmin admin, BrokerSettings settings, String vhost) {
+    public static void verify(RabbitAdmin admin, BrokerSettings settings, String vhost, BrokerUsers user) {
         for (Declarable declarable : declarables(settings).getDeclarables()) {
-            if (declarable instanceof Queue queue && admin.getQueueInfo(queue.getName()) == null) {
-                throw new TopologyMissingException(queue.getName(), vhost);
+            if (declarable instanceof Queue queue && user.mayRead(queue.getName()) && admin.getQueueInfo(queue.getName()) == null) {
+                throw new TopologyMissingException("queue", queue.getName(), vhost);
             }
+            if (declarable instanceof Exchange exchange && user.mayWrite(exchange.getName())
+                    && !exchangeExists(admin, exchange.getName())) {
+                throw new TopologyMissingException("exchange", exchange.getName(), vhost);
+            }
+        }
+    }
+
+    /** A passive declare of {@code exchange} on a channel of its own: false when the broker answers 404. */
+    private static boolean exchangeExists(RabbitAdmin admin, String exchange) {
+        try {
+            admin.getRabbitTemplate().execute(channel -> channel.exchangeDeclarePassive(exchange));
+            return true;
+        } catch (AmqpException e) {
+            if (causes(e).contains("NOT_FOUND")) {
+                return false;
+            }
+            throw e;
         }
     }
 
@@ -190,6 +216,18 @@ public final class BrokerTopology {
                 Map.of("dead-letter-exchange", Topology.DEAD_LETTER_EXCHANGE));
     }
 
+    /**
+     * Sets the parking queue's policy ({@link Topology#PARKING_POLICY}): no delivery limit
+     * ({@link #PARKING_DELIVERY_LIMIT}). A policy rather than a queue argument, so that a parking
+     * queue declared without one (by an earlier version, or imported from its definitions) takes
+     * it too. For the {@code replicated} mode, whose parking queue is a quorum queue; RabbitMQ
+     * 4.0 or newer (3.x refuses a negative limit).
+     */
+    public static void applyParkingPolicy(ManagementClient management, String vhost) {
+        management.putPolicy(vhost, Topology.PARKING_POLICY, "^" + quote(Topology.PARKING_QUEUE) + "$", "queues", 10,
+                Map.of("delivery-limit", PARKING_DELIVERY_LIMIT));
+    }
+
     /** {@code name} as a policy pattern that matches it literally (a copy group's exchange has a dot). */
     private static String quote(String name) {
         return name.replace(".", "\\.");
@@ -208,10 +246,10 @@ public final class BrokerTopology {
         return messages.toString();
     }
 
-    /** A queue of the topology is missing where the service may not declare it itself. */
+    /** A queue or exchange of the topology is missing where the service may not declare it itself. */
     public static final class TopologyMissingException extends IllegalStateException {
-        public TopologyMissingException(String queue, String vhost) {
-            super("queue '" + queue + "' does not exist in vhost '" + vhost + "' and this service does not declare "
+        public TopologyMissingException(String kind, String name, String vhost) {
+            super(kind + " '" + name + "' does not exist in vhost '" + vhost + "' and this service does not declare "
                     + "(platform.broker.declare=false, a least-privilege broker user): run the deployment's broker "
                     + "set-up step (the definitions file in compose, the topology resources on Kubernetes), which "
                     + "declares the topology as a user that may");

@@ -2,6 +2,7 @@ package com.supermarket.broker;
 
 import com.supermarket.contract.Topology;
 import java.util.List;
+import java.util.regex.Pattern;
 
 /**
  * The broker user of each service and the rights it holds in the platform's vhost: the one
@@ -67,8 +68,25 @@ public record BrokerUsers(String name, String tags, String configure, String wri
     public static final BrokerUsers PURCHASES_SERVICE = new BrokerUsers("purchases-service", MANAGEMENT_TAG, NOTHING,
             "^" + quote(Topology.DEAD_LETTER_EXCHANGE) + "$", "^(" + shardQueues(quote(Topology.PURCHASE_EXCHANGE)) + ")$");
 
+    /**
+     * The deployment's set-up user, which declares the topology and the policies (the chart's
+     * operator-made default user, compose's {@code rabbitmqctl}, the tests): every right. No
+     * service runs as it, and it is not one of {@link #ALL}.
+     */
+    public static final BrokerUsers ADMINISTRATOR = new BrokerUsers("administrator", "administrator", ".*", ".*", ".*");
+
     /** Every service's user. */
     public static final List<BrokerUsers> ALL = List.of(PURCHASE_API, STORE_SERVICE, PURCHASES_SERVICE);
+
+    /** Whether this user may read (consume, get, purge) the queue {@code queue}. */
+    public boolean mayRead(String queue) {
+        return Pattern.compile(read).matcher(queue).find();
+    }
+
+    /** Whether this user may write to (publish to) the exchange {@code exchange}. */
+    public boolean mayWrite(String exchange) {
+        return Pattern.compile(write).matcher(exchange).find();
+    }
 
     /**
      * The shard queues of the exchanges {@code exchangePattern} matches (a quoted name, or a

@@ -64,15 +64,29 @@ public final class ManagementClient {
         return names;
     }
 
-    /** Sends a request and returns the response body; any non-2xx status is an exception. */
+    /**
+     * Sends a request and returns the response body; any non-2xx status is an exception. An
+     * idempotent request (all but {@code POST}) whose connection fails is sent once more: the
+     * management listener closes a kept-alive connection after a number of requests or a time
+     * idle, and a request already on its way then gets no answer at all.
+     */
     public byte[] send(String method, String path, byte[] body) {
-        HttpRequest.Builder request = HttpRequest.newBuilder(baseUri.resolve(path))
+        HttpRequest request = HttpRequest.newBuilder(baseUri.resolve(path))
                 .timeout(TIMEOUT)
                 .header("Authorization", authorization)
                 .header("Content-Type", "application/json")
-                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofByteArray(body));
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofByteArray(body))
+                .build();
         try {
-            HttpResponse<byte[]> response = http.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
+            HttpResponse<byte[]> response;
+            try {
+                response = http.send(request, HttpResponse.BodyHandlers.ofByteArray());
+            } catch (IOException e) {
+                if (method.equals("POST")) {
+                    throw e;
+                }
+                response = http.send(request, HttpResponse.BodyHandlers.ofByteArray());
+            }
             if (response.statusCode() / 100 != 2) {
                 throw new ManagementApiException(method + " " + path + " answered " + response.statusCode() + ": "
                         + new String(response.body(), StandardCharsets.UTF_8));

@@ -10,21 +10,23 @@ import static org.mockito.Mockito.times;
 import static org.mockito.Mockito.verify;
 import static org.mockito.Mockito.when;
 
+import com.supermarket.contract.Topology;
 import java.io.IOException;
 import java.net.URI;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.springframework.amqp.AmqpConnectException;
 import org.springframework.amqp.AmqpIOException;
-import org.springframework.amqp.core.AmqpAdmin;
 import org.springframework.amqp.core.Binding;
 import org.springframework.amqp.core.Exchange;
 import org.springframework.amqp.core.Queue;
 import org.springframework.amqp.core.QueueInformation;
+import org.springframework.amqp.rabbit.core.RabbitAdmin;
+import org.springframework.amqp.rabbit.core.RabbitTemplate;
 
 class BrokerSetupTest {
 
-    private final AmqpAdmin admin = mock(AmqpAdmin.class);
+    private final RabbitAdmin admin = mock(RabbitAdmin.class);
     private final ManagementClient unusedManagement = new ManagementClient(URI.create("http://127.0.0.1:1"), "u", "p");
 
     private static BrokerSettings settings(boolean managePolicies) {
@@ -36,7 +38,7 @@ class BrokerSetupTest {
         doThrow(new AmqpIOException(new IOException("connection error; protocol method: #method<connection.close>"
                 + "(reply-code=503, reply-text=COMMAND_INVALID - unknown exchange type 'x-modulus-hash')")))
                 .doNothing().when(admin).declareExchange(any(Exchange.class));
-        BrokerSetup setup = new BrokerSetup(admin, unusedManagement, "/", settings(false));
+        BrokerSetup setup = new BrokerSetup(admin, unusedManagement, "/", settings(false), BrokerUsers.ADMINISTRATOR);
 
         assertThat(setup.ensure()).isFalse();
         assertThat(setup.problem()).contains("rabbitmq-plugins enable rabbitmq_sharding");
@@ -50,7 +52,7 @@ class BrokerSetupTest {
     void anUnreachableBrokerIsRetriedAndASucceededSetupIsNotRepeated() {
         doThrow(new AmqpConnectException(new IOException("Connection refused"))).doNothing()
                 .when(admin).declareExchange(any(Exchange.class));
-        BrokerSetup setup = new BrokerSetup(admin, unusedManagement, "v", settings(false));
+        BrokerSetup setup = new BrokerSetup(admin, unusedManagement, "v", settings(false), BrokerUsers.ADMINISTRATOR);
 
         assertThat(setup.ensure()).isFalse();
         assertThat(setup.problem()).contains("Connection refused").contains("'v'");
@@ -64,7 +66,7 @@ class BrokerSetupTest {
     @Test
     void policiesThatCannotBeSetKeepTheSetupPending() {
         doNothing().when(admin).declareExchange(any(Exchange.class));
-        BrokerSetup setup = new BrokerSetup(admin, unusedManagement, "/", settings(true));
+        BrokerSetup setup = new BrokerSetup(admin, unusedManagement, "/", settings(true), BrokerUsers.ADMINISTRATOR);
 
         assertThat(setup.ensure()).isFalse();
         assertThat(setup.problem()).contains("management API");
@@ -76,12 +78,17 @@ class BrokerSetupTest {
         BrokerSettings settings = new BrokerSettings(URI.create("http://127.0.0.1:1"), 4, true, null, Duration.ofSeconds(1),
                 null, 0, false);
         when(admin.getQueueInfo(any(String.class))).thenReturn(null).thenReturn(new QueueInformation("q", 0, 0));
-        BrokerSetup setup = new BrokerSetup(admin, unusedManagement, "v", settings);
+        when(admin.getRabbitTemplate()).thenReturn(mock(RabbitTemplate.class));
+        BrokerSetup setup = new BrokerSetup(admin, unusedManagement, "v", settings, BrokerUsers.STORE_SERVICE);
 
         assertThat(setup.ensure()).isFalse();
         assertThat(setup.problem()).contains("does not exist in vhost 'v'").contains("platform.broker.declare=false");
         // The management API is unreachable here: no policy was attempted either.
         assertThat(setup.ensure()).isTrue();
+
+        // What store-service reads (the query queue; the sharded mode's shard queues come from the plugin), no more.
+        verify(admin, times(2)).getQueueInfo(Topology.STORE_RPC_QUEUE);
+        verify(admin, never()).getQueueInfo(Topology.PARKING_QUEUE);
 
         verify(admin, never()).declareExchange(any(Exchange.class));
         verify(admin, never()).declareQueue(any(Queue.class));

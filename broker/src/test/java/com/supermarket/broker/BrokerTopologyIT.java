@@ -10,10 +10,17 @@ import com.rabbitmq.client.GetResponse;
 import com.supermarket.broker.testing.TestBroker;
 import com.supermarket.contract.PurchaseBatch;
 import com.supermarket.contract.Topology;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -129,6 +136,98 @@ class BrokerTopologyIT {
             assertThat(parked.getProps().getHeaders().get(Parking.REASON_HEADER)).hasToString("storeId must be positive");
             assertThat(parked.getProps().getHeaders().get(Parking.SOURCE_QUEUE_HEADER)).hasToString("sharding: storeX - n - 0");
             assertThat(parked.getProps().getDeliveryMode()).isEqualTo(2);
+        }
+    }
+
+    /**
+     * The parking queue keeps what it holds however often an operator looks at it and puts it
+     * back: from RabbitMQ 4.0 a quorum queue (the replicated mode's parking queue) drops a message
+     * after 20 deliveries unless told otherwise. A parked purchase got and rejected with requeue
+     * (the management UI's "Reject, requeue") or got by a client whose channel then closed, 25
+     * times, is still there.
+     */
+    @Test
+    void aParkedPurchaseRequeuedTwentyFiveTimesIsStillThere() throws Exception {
+        broker.applyReplicatedTopology(1);
+        PurchaseBatch.Poison poison = new PurchaseBatch.Poison("{\"storeId\":0}".getBytes(), "storeId must be positive");
+        try (Connection connection = broker.newConnection()) {
+            try (Channel channel = connection.createChannel()) {
+                Parking.park(channel, poison, Topology.replicatedShardName(Topology.STORE_EXCHANGE, 0), Duration.ofSeconds(5));
+            }
+            for (int look = 1; look <= 25; look++) {
+                Channel channel = connection.createChannel();
+                GetResponse parked = getWithin(channel, Topology.PARKING_QUEUE);
+                assertThat(parked).as("the parked purchase at look %d", look).isNotNull();
+                if (look % 2 == 0) {
+                    channel.basicReject(parked.getEnvelope().getDeliveryTag(), true);
+                }
+                channel.close();
+            }
+            try (Channel channel = connection.createChannel()) {
+                GetResponse parked = getWithin(channel, Topology.PARKING_QUEUE);
+                assertThat(parked).as("the parked purchase after 25 looks").isNotNull();
+                assertThat(parked.getBody()).isEqualTo(poison.json());
+                channel.basicAck(parked.getEnvelope().getDeliveryTag(), false);
+            }
+        }
+    }
+
+    /**
+     * A replicated shard's message whose consumer dies with it every time (its channel closes
+     * unacknowledged, as when the process crashes) is dead-lettered to the parking queue after
+     * the shard's delivery limit, rather than redelivered for ever.
+     */
+    @Test
+    void aMessageThatCrashesItsConsumerEveryTimeIsParkedAfterTheDeliveryLimit() throws Exception {
+        broker.applyReplicatedTopology(1);
+        String shard = Topology.replicatedShardName(Topology.PURCHASE_EXCHANGE, 0);
+        try (Connection connection = broker.newConnection()) {
+            try (Channel channel = connection.createChannel()) {
+                channel.confirmSelect();
+                channel.basicPublish(Topology.INGRESS_EXCHANGE, "1", true,
+                        new AMQP.BasicProperties.Builder().deliveryMode(2).build(), "crashes its consumer".getBytes());
+                channel.waitForConfirmsOrDie(10_000);
+            }
+            // A replicated shard has a single active consumer, which basic.get may not bypass: consume.
+            int deliveries = 0;
+            while (deliveries <= BrokerTopology.REPLICATED_DELIVERY_LIMIT + 5) {
+                Channel channel = connection.createChannel();
+                BlockingQueue<Long> delivered = new LinkedBlockingQueue<>();
+                channel.basicQos(1);
+                channel.basicConsume(shard, false, (tag, delivery) -> delivered.add(delivery.getEnvelope().getDeliveryTag()),
+                        tag -> { });
+                Long delivery = delivered.poll(2, TimeUnit.SECONDS);
+                channel.abort();
+                if (delivery == null) {
+                    break;
+                }
+                deliveries++;
+            }
+            assertThat(deliveries).as("deliveries before it left the shard")
+                    .isBetween(BrokerTopology.REPLICATED_DELIVERY_LIMIT, BrokerTopology.REPLICATED_DELIVERY_LIMIT + 1);
+        }
+        await("the crashing message parked").atMost(Duration.ofSeconds(10))
+                .until(() -> broker.messageCount(Topology.PARKING_QUEUE) == 1);
+        assertThat(broker.messageCount(shard)).isZero();
+    }
+
+    /** The next ready message of {@code queue} on {@code channel}, waiting up to 2 s for a requeue to land; null if none. */
+    private static GetResponse getWithin(Channel channel, String queue) {
+        AtomicReference<GetResponse> got = new AtomicReference<>();
+        try {
+            await().atMost(Duration.ofSeconds(2)).pollInterval(Duration.ofMillis(20))
+                    .until(() -> got.updateAndGet(ignored -> basicGet(channel, queue)) != null);
+        } catch (ConditionTimeoutException none) {
+            return null;
+        }
+        return got.get();
+    }
+
+    private static GetResponse basicGet(Channel channel, String queue) {
+        try {
+            return channel.basicGet(queue, false);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 }

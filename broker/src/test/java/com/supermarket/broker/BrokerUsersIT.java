@@ -206,7 +206,7 @@ class BrokerUsersIT {
         CachingConnectionFactory connections = new CachingConnectionFactory(admin.connectionFactory());
         try {
             assertThat(new BrokerSetup(new RabbitAdmin(connections), admin.management(), admin.vhost(),
-                    settings(admin, mode, true)).ensure()).isTrue();
+                    settings(admin, mode, true), admin.rights()).ensure()).isTrue();
         } finally {
             connections.destroy();
         }
@@ -219,7 +219,8 @@ class BrokerUsersIT {
 
     /** As a service builds it: over its own user, not declaring. */
     private BrokerSetup setup(TestBroker user, TopologyMode mode) {
-        return new BrokerSetup(new RabbitAdmin(connections(user)), user.management(), user.vhost(), settings(user, mode, false));
+        return new BrokerSetup(new RabbitAdmin(connections(user)), user.management(), user.vhost(), settings(user, mode, false),
+                user.rights());
     }
 
     private ShardConsumers consumers(TestBroker user, TopologyMode mode, String exchange, ChannelAwareMessageListener listener) {

@@ -136,7 +136,7 @@ class ReplicatedShardsIT {
                 channel.basicAck(message.getMessageProperties().getDeliveryTag(), false);
             };
             this.consumers = new ShardConsumers(exchange, connections,
-                    settings.setup(new RabbitAdmin(connections), "guest", "guest", vhost), settings.consumers(2, 20), listener);
+                    settings.setup(new RabbitAdmin(connections), "guest", "guest", vhost, BrokerUsers.ADMINISTRATOR), settings.consumers(2, 20), listener);
         }
     }
 

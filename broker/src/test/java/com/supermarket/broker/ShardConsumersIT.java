@@ -7,9 +7,7 @@ import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.supermarket.broker.testing.TestBroker;
 import com.supermarket.contract.Topology;
-import com.supermarket.contract.WireFormat;
 import com.supermarket.tools.proxy.TcpProxy;
-import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -41,7 +39,7 @@ class ShardConsumersIT {
         viaProxy.setPort(proxy.port());
         connections = new CachingConnectionFactory(viaProxy);
         BrokerSettings settings = broker.settings(2, Duration.ofMillis(300));
-        BrokerSetup setup = new BrokerSetup(new RabbitAdmin(connections), broker.management(), broker.vhost(), settings);
+        BrokerSetup setup = new BrokerSetup(new RabbitAdmin(connections), broker.management(), broker.vhost(), settings, broker.rights());
         ChannelAwareMessageListener listener = (message, channel) -> {
             received.add(new String(message.getBody(), StandardCharsets.UTF_8));
             channel.basicAck(message.getMessageProperties().getDeliveryTag(), false);
@@ -71,7 +69,7 @@ class ShardConsumersIT {
         List<String> shards = broker.shardQueues(Topology.STORE_EXCHANGE);
         assertThat(shards).hasSize(2);
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
-                assertThat(shards).allSatisfy(shard -> assertThat(consumerCount(shard)).isEqualTo(2)));
+                assertThat(shards).allSatisfy(shard -> assertThat(broker.consumerCount(shard)).isEqualTo(2)));
 
         try (Connection connection = broker.newConnection(); Channel channel = connection.createChannel()) {
             for (int store = 1; store <= 20; store++) {
@@ -118,7 +116,7 @@ class ShardConsumersIT {
         };
         BrokerSettings settings = broker.settings(2, Duration.ofMillis(300));
         consumers = new ShardConsumers(Topology.STORE_EXCHANGE, connections,
-                new BrokerSetup(new RabbitAdmin(connections), broker.management(), broker.vhost(), settings),
+                new BrokerSetup(new RabbitAdmin(connections), broker.management(), broker.vhost(), settings, broker.rights()),
                 settings.consumers(1, 10), listener);
         consumers.start();
         await().atMost(Duration.ofSeconds(30)).until(consumers::isConsuming);
@@ -152,7 +150,7 @@ class ShardConsumersIT {
         });
         BrokerSettings settings = broker.settings(2, Duration.ofMillis(300));
         consumers = new ShardConsumers(Topology.STORE_EXCHANGE, connections,
-                new BrokerSetup(new RabbitAdmin(connections), broker.management(), broker.vhost(), settings),
+                new BrokerSetup(new RabbitAdmin(connections), broker.management(), broker.vhost(), settings, broker.rights()),
                 settings.consumers(1, 10), queues -> selection.get().select(queues), (message, channel) -> { });
         consumers.start();
 
@@ -163,21 +161,15 @@ class ShardConsumersIT {
         selection.set(queues -> List.of(queues.getFirst()));
         await().atMost(Duration.ofSeconds(10)).until(consumers::isConsuming);
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
-            assertThat(consumerCount(shards.get(0))).isEqualTo(1);
-            assertThat(consumerCount(shards.get(1))).isZero();
+            assertThat(broker.consumerCount(shards.get(0))).isEqualTo(1);
+            assertThat(broker.consumerCount(shards.get(1))).isZero();
         });
 
         selection.set(queues -> List.of(queues.getLast()));
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
-            assertThat(consumerCount(shards.get(0))).as("given up").isZero();
-            assertThat(consumerCount(shards.get(1))).isEqualTo(1);
+            assertThat(broker.consumerCount(shards.get(0))).as("given up").isZero();
+            assertThat(broker.consumerCount(shards.get(1))).isEqualTo(1);
         });
         assertThat(consumers.isConsuming()).isTrue();
-    }
-
-    private long consumerCount(String queue) {
-        String path = "api/queues/" + URLEncoder.encode(broker.vhost(), StandardCharsets.UTF_8) + "/"
-                + URLEncoder.encode(queue, StandardCharsets.UTF_8).replace("+", "%20");
-        return WireFormat.mapper().readTree(broker.management().send("GET", path, null)).path("consumers").asLong(0);
     }
 }

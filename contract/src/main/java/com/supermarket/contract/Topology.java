@@ -45,6 +45,12 @@ public final class Topology {
     public static final String PARKING_QUEUE = "purchases.parking";
 
     /**
+     * Name of the policy that lets the parking queue redeliver without limit in the replicated
+     * mode, where it is a quorum queue (which drops a message after 20 deliveries by default).
+     */
+    public static final String PARKING_POLICY = "purchases-parking";
+
+    /**
      * Request queue of the store-service RPC server (the GET queries). Durable: RabbitMQ 4.3
      * refuses transient non-exclusive queues. Named anew (it was the transient {@code store.rpc})
      * so that a vhost still holding the old transient queue never answers a re-declare with

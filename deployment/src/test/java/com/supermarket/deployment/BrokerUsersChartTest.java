@@ -101,7 +101,14 @@ class BrokerUsersChartTest {
         assertThat(policies).isEqualTo(mode == BrokerSettings.TopologyMode.SHARDED
                 ? Set.of(Topology.shardingPolicyName(Topology.PURCHASE_EXCHANGE),
                         Topology.shardingPolicyName(Topology.STORE_EXCHANGE), Topology.SHARD_QUEUES_POLICY)
-                : Set.of());
+                : Set.of(Topology.PARKING_POLICY));
+        if (mode == BrokerSettings.TopologyMode.REPLICATED) {
+            Map<String, Object> parking = spec(byName(objects, "Policy").values().iterator().next());
+            assertThat(java.util.regex.Pattern.compile((String) parking.get("pattern")).matcher(Topology.PARKING_QUEUE).matches())
+                    .as("the parking policy's pattern matches the parking queue").isTrue();
+            assertThat(parking).containsEntry("applyTo", "queues")
+                    .containsEntry("definition", Map.of("delivery-limit", BrokerTopology.PARKING_DELIVERY_LIMIT));
+        }
         for (var resource : List.of("Exchange", "Queue", "Binding", "Policy", "User", "Permission")) {
             byName(objects, resource).values().forEach(r -> assertThat(map(spec(r).get("rabbitmqClusterReference")))
                     .containsEntry("name", HelmChart.RELEASE + "-rabbitmq"));

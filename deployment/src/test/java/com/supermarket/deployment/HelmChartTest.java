@@ -831,7 +831,7 @@ class HelmChartTest {
         return objects.stream().filter(kind::isInstance).map(kind::cast).toList();
     }
 
-    private static GenericKubernetesResource rabbitmqCluster(List<HasMetadata> objects) {
+    static GenericKubernetesResource rabbitmqCluster(List<HasMetadata> objects) {
         return ofKind(objects, GenericKubernetesResource.class).stream()
                 .filter(o -> o.getKind().equals("RabbitmqCluster"))
                 .findFirst().orElseThrow(() -> new AssertionError("no RabbitmqCluster rendered"));

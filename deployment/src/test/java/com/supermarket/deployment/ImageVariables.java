@@ -8,7 +8,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The third-party images, named through variables ({@code ${RABBITMQ_IMAGE:-rabbitmq:3.13.7-management}}
+ * The third-party images, named through variables ({@code ${RABBITMQ_IMAGE:-rabbitmq:4.3.6-management}}
  * in docker-compose.yml, {@code ARG JAVA_RUNTIME_IMAGE=...} in the Dockerfiles) whose defaults are
  * the official images and which {@code scripts/images.sh --print} points at local stand-ins.
  * Stateless; thread-safe.

@@ -58,7 +58,8 @@ class K8sInstallScriptTest {
         List<Secret> secrets = STEPS.subList(0, install).stream().map(Step::manifest).filter(Secret.class::isInstance)
                 .map(Secret.class::cast).toList();
 
-        assertThat(helm.words()).containsSubsequence("-f", "helm/supermarket/values-local.yaml").contains("--wait");
+        assertThat(helm.words()).containsSubsequence("-f", "helm/supermarket/values-local.yaml").contains("--wait")
+                .containsSubsequence("--set", "rabbitmq.cluster.image=" + LocalPresetTest.BROKER_IMAGE);
         assertThat(secrets).extracting(s -> s.getMetadata().getName()).as("the Secrets the chart's MySQL settings name")
                 .contains("supermarket-mysql", "supermarket-mysql-migrations");
         assertThat(STEPS.subList(0, install)).anySatisfy(s -> assertThat(s.words()).contains("rollout", "status",

@@ -2,6 +2,7 @@ package com.supermarket.deployment;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.supermarket.broker.testing.RabbitMqVersion;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
@@ -31,8 +32,11 @@ import org.junit.jupiter.api.Test;
  */
 class LocalPresetTest {
 
+    /** The broker image scripts/k8s-install.sh sets: the project's RabbitMQ as this machine's stand-in. */
+    static final String BROKER_IMAGE = "supermarket-local/rabbitmq:" + RabbitMqVersion.version();
+
     private static final List<HasMetadata> OBJECTS = HelmChart.objects(HelmChart.template(HelmChart.LOCAL_VALUES,
-            Map.of("loadClient.enabled", "true")));
+            Map.of("loadClient.enabled", "true", "rabbitmq.cluster.image", BROKER_IMAGE)));
 
     /**
      * What scripts/k8s-install.sh runs on the cluster besides the release, with the requests of
@@ -94,7 +98,7 @@ class LocalPresetTest {
 
         assertThat(images).containsExactlyInAnyOrder("supermarket-local/supermarket/purchase-api:0.1.0",
                 "supermarket-local/supermarket/store-service:0.1.0", "supermarket-local/supermarket/purchases-service:0.1.0",
-                "supermarket-local/supermarket/load-client:0.1.0", "supermarket-local/rabbitmq:4.3.6",
+                "supermarket-local/supermarket/load-client:0.1.0", BROKER_IMAGE,
                 "supermarket-local/redis:7.0", "supermarket-local/curl:7.88", "supermarket-local/kubectl:1.35.4");
         images.forEach(HelmChartTest::assertPinned);
         // Unset (the helm test's curl): kubelet's default for a tag other than latest, IfNotPresent.

@@ -14,7 +14,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * deploy/rabbitmq/start.sh, the broker container's PID 1, run for real with stand-ins for the
- * image's docker-entrypoint.sh (a "broker" that takes two seconds to shut down) and rabbitmqctl.
+ * image's docker-entrypoint.sh (a "broker" that takes two seconds to shut down) and rabbitmqctl:
+ * it imports the definitions, deletes the first boot's guest, sets the passwords, and on stop
+ * waits for the broker.
  */
 class RabbitStartScriptTest {
 
@@ -45,6 +47,10 @@ class RabbitStartScriptTest {
                     .until(() -> Files.exists(calls) && Files.readString(calls).contains("change_password purchases-service"));
             assertThat(Files.readString(calls)).contains("change_password purchase-api s3cret-api",
                     "change_password store-service s3cret-store", "change_password purchases-service s3cret-purchases");
+            String order = Files.readString(calls);
+            assertThat(order.indexOf("import_definitions /etc/rabbitmq/definitions.json")).as("definitions imported first")
+                    .isNotNegative().isLessThan(order.indexOf("delete_user guest"))
+                    .isLessThan(order.indexOf("change_password purchase-api"));
 
             script.destroy(); // SIGTERM, as docker stop sends it
 

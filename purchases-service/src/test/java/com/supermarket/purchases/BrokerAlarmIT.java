@@ -111,7 +111,7 @@ class BrokerAlarmIT {
     private static Map<String, Long> shardsHoldingMessages() {
         Map<String, Long> holding = new TreeMap<>();
         for (String shard : broker.shardQueues(Topology.PURCHASE_EXCHANGE)) {
-            long messages = broker.messagesReadyOrUnacknowledged(shard);
+            long messages = node.messagesReadyOrUnacknowledged(broker.vhost(), shard);
             if (messages != 0) {
                 holding.put(shard, messages);
             }

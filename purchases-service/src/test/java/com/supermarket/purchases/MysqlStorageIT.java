@@ -6,10 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.supermarket.broker.testing.TestServices;
 import com.supermarket.contract.Purchase;
 import com.supermarket.contract.Topology;
-import com.supermarket.contract.WireFormat;
 import com.supermarket.tools.proxy.TcpProxy;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -49,19 +46,13 @@ class MysqlStorageIT extends StorageScenarios {
         added.removeAll(before);
 
         await("the service consumes the new shard").atMost(Duration.ofSeconds(60))
-                .until(() -> added.stream().allMatch(queue -> consumers(queue) > 0));
+                .until(() -> added.stream().allMatch(queue -> broker.consumerCount(queue) > 0));
         long stored = service.storedCount();
         List<Purchase> purchases = TestPurchases.random(200);
         TestPurchases.publish(broker, purchases);
 
         await().atMost(Duration.ofSeconds(90)).until(() -> service.storedCount() == stored + purchases.size());
         assertThat(added).allMatch(queue -> broker.messageCount(queue) == 0);
-    }
-
-    private long consumers(String queue) {
-        String path = "api/queues/" + URLEncoder.encode(broker.vhost(), StandardCharsets.UTF_8) + "/"
-                + URLEncoder.encode(queue, StandardCharsets.UTF_8).replace("+", "%20");
-        return WireFormat.mapper().readTree(broker.management().send("GET", path, null)).path("consumers").asLong(0);
     }
 
     @Override

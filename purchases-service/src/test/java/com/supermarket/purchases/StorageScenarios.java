@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.supermarket.broker.testing.TestBroker;
+import com.supermarket.broker.testing.TestServices;
 import com.supermarket.contract.Purchase;
 import com.supermarket.contract.PurchaseBatch;
 import com.supermarket.contract.PurchaseItem;
@@ -228,14 +229,8 @@ abstract class StorageScenarios {
 
     /** Messages delivered to the consumers but not acknowledged (held while the store is down). */
     private long inFlight() {
+        Map<String, Long> unacknowledged = TestServices.queueCounts(broker.vhost(), "messages_unacknowledged");
         return broker.shardQueues(Topology.PURCHASE_EXCHANGE).stream()
-                .mapToLong(queue -> unacknowledged(queue)).sum();
-    }
-
-    private long unacknowledged(String queue) {
-        String path = "api/queues/" + URLEncoder.encode(broker.vhost(), StandardCharsets.UTF_8)
-                + "/" + URLEncoder.encode(queue, StandardCharsets.UTF_8).replace("+", "%20");
-        JsonNode node = WireFormat.mapper().readTree(broker.management().send("GET", path, null));
-        return node.path("messages_unacknowledged").asLong(0);
+                .mapToLong(queue -> unacknowledged.getOrDefault(queue, 0L)).sum();
     }
 }

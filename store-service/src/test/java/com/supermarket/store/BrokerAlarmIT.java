@@ -121,7 +121,7 @@ class BrokerAlarmIT {
         try {
             queries.release();
             await("a connection blocked by the reply").atMost(Duration.ofSeconds(30))
-                    .until(() -> BROKER.connectionStates().contains("blocked"));
+                    .until(() -> NODE.connectionStates(BROKER.vhost()).contains("blocked"));
             purchases.release();
 
             await("every purchase counted and acknowledged while the alarm holds").during(SAMPLED).atMost(WHILE_THE_ALARM_HOLDS)
@@ -185,7 +185,7 @@ class BrokerAlarmIT {
     private static Map<String, Long> shardsHoldingMessages() {
         Map<String, Long> holding = new TreeMap<>();
         for (String shard : BROKER.shardQueues(Topology.STORE_EXCHANGE)) {
-            long messages = BROKER.messagesReadyOrUnacknowledged(shard);
+            long messages = NODE.messagesReadyOrUnacknowledged(BROKER.vhost(), shard);
             if (messages != 0) {
                 holding.put(shard, messages);
             }

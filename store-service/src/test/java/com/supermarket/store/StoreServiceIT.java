@@ -331,12 +331,8 @@ class StoreServiceIT {
                 .toList();
     }
 
-    private static int consumersOf(String queue) {
-        String path = "api/queues/" + BROKER.vhost() + "/"
-                + java.net.URLEncoder.encode(queue, StandardCharsets.UTF_8).replace("+", "%20");
-        // The management API fills in "consumers" a moment after the queue appears.
-        JsonNode consumers = WireFormat.mapper().readTree(BROKER.management().send("GET", path, null)).get("consumers");
-        return consumers == null ? -1 : consumers.asInt();
+    private static long consumersOf(String queue) {
+        return BROKER.consumerCount(queue);
     }
 
     private double metric(String name) {

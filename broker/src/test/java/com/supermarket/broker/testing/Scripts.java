@@ -16,13 +16,21 @@ final class Scripts {
 
     /** {@code scripts/NAME} in the repository the test runs in (a module's parent). */
     static Path find(String name) {
+        Path script = root().resolve("scripts").resolve(name);
+        if (!Files.isExecutable(script)) {
+            throw new IllegalStateException(script + " is not an executable script");
+        }
+        return script;
+    }
+
+    /** The root of the repository the test runs in: the nearest directory above with {@code scripts/} and {@code helm/}. */
+    static Path root() {
         for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
-            Path script = dir.resolve("scripts").resolve(name);
-            if (Files.isExecutable(script)) {
-                return script;
+            if (Files.isDirectory(dir.resolve("scripts")) && Files.isDirectory(dir.resolve("helm"))) {
+                return dir;
             }
         }
-        throw new IllegalStateException("scripts/" + name + " not found above " + Path.of("").toAbsolutePath());
+        throw new IllegalStateException("no repository root (scripts/ and helm/) above " + Path.of("").toAbsolutePath());
     }
 
     /**

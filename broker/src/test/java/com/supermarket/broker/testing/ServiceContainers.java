@@ -15,13 +15,15 @@ import org.testcontainers.images.builder.Transferable;
 import org.testcontainers.mariadb.MariaDBContainer;
 import org.testcontainers.rabbitmq.RabbitMQContainer;
 import org.testcontainers.utility.DockerImageName;
+import org.testcontainers.utility.MountableFile;
 
 /**
  * The containers of the integration tests' services, as {@link TestServices} and the fixtures
  * that need a server of their own ({@link TestNode}, {@link TestCluster}) start them: images from
  * {@code RABBITMQ_IMAGE}, {@code MARIADB_IMAGE}, {@code REDIS_IMAGE} and {@code DYNAMODB_IMAGE}
- * (default: the official images the project pins; any other is declared a compatible substitute,
- * e.g. the stand-ins of {@code scripts/images.sh}), each named {@code PREFIX-SERVICE-PID-N}
+ * (default: the official images the project pins, RabbitMQ's the chart's ({@link RabbitMqVersion});
+ * any other is declared a compatible substitute, e.g. the stand-ins of {@code scripts/images.sh}),
+ * every RabbitMQ node with each deprecated feature denied ({@value #RABBITMQ_DENIED_FEATURES}), each named {@code PREFIX-SERVICE-PID-N}
  * ({@code TEST_CONTAINER_PREFIX}, default {@code supermarket-it}) and labelled with
  * {@value #LABEL} and this JVM's pid ({@value #PID_LABEL}). Every container still running when the
  * JVM exits is removed by a shutdown hook (Testcontainers' Ryuk does it too where its image can be
@@ -35,9 +37,14 @@ final class ServiceContainers {
 
     static final String RABBITMQ_PLUGINS = "[rabbitmq_management,rabbitmq_prometheus,rabbitmq_sharding].";
     static final int RABBITMQ_PROMETHEUS_PORT = 15692;
+    /** The configuration that denies every deprecated feature, a resource of this test-jar (the scripts read the file). */
+    static final String RABBITMQ_DENIED_FEATURES = "rabbitmq/deny-deprecated-features.conf";
     static final String MARIADB_ROOT_PASSWORD = "test";
 
     static final int PORT_CLASH_ATTEMPTS = 3;
+
+    /** The RabbitMQ the chart's first release ran, from which operators upgrade. */
+    static final String RABBITMQ_UPGRADE_SOURCE = "rabbitmq:3.13.7-management";
 
     private static final long PID = ProcessHandle.current().pid();
     private static final AtomicInteger COUNT = new AtomicInteger();
@@ -48,11 +55,26 @@ final class ServiceContainers {
     }
 
     /**
-     * A RabbitMQ node (not started) with the management, Prometheus and sharding plugins, guest/guest
-     * (the official image lets guest log in from other hosts, and so must a substitute).
+     * A RabbitMQ node (not started) with the management, Prometheus and sharding plugins and every
+     * deprecated feature denied, guest/guest (the official image lets guest log in from other
+     * hosts, and so must a substitute).
      */
     static RabbitMQContainer rabbitMq() {
-        return new RabbitMQContainer(image("RABBITMQ_IMAGE", "rabbitmq:3.13.7-management", "rabbitmq"))
+        return new RabbitMQContainer(image("RABBITMQ_IMAGE", RabbitMqVersion.officialImage(), "rabbitmq"))
+                .withExposedPorts(5672, 15672, RABBITMQ_PROMETHEUS_PORT)
+                .withCopyToContainer(Transferable.of(RABBITMQ_PLUGINS), "/etc/rabbitmq/enabled_plugins")
+                .withCopyToContainer(MountableFile.forClasspathResource(RABBITMQ_DENIED_FEATURES, 0644),
+                        "/etc/rabbitmq/conf.d/20-deny-deprecated-features.conf");
+    }
+
+    /**
+     * A node (not started) of the older RabbitMQ an upgrade moves from:
+     * {@code RABBITMQ_UPGRADE_SOURCE_IMAGE}, default {@value #RABBITMQ_UPGRADE_SOURCE}, the chart's
+     * first release's; the same plugins, no deprecated feature denied (a 3.x node refuses a
+     * configuration that names one).
+     */
+    static RabbitMQContainer olderRabbitMq() {
+        return new RabbitMQContainer(image("RABBITMQ_UPGRADE_SOURCE_IMAGE", RABBITMQ_UPGRADE_SOURCE, "rabbitmq"))
                 .withExposedPorts(5672, 15672, RABBITMQ_PROMETHEUS_PORT)
                 .withCopyToContainer(Transferable.of(RABBITMQ_PLUGINS), "/etc/rabbitmq/enabled_plugins");
     }

@@ -17,7 +17,6 @@ import com.supermarket.contract.Topology;
 import com.supermarket.contract.WireFormat;
 import java.io.IOException;
 import java.net.URI;
-import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -27,7 +26,6 @@ import java.util.UUID;
 import java.util.concurrent.TimeoutException;
 import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
 import org.springframework.amqp.rabbit.core.RabbitAdmin;
-import tools.jackson.databind.JsonNode;
 
 /**
  * A throw-away virtual host on the real RabbitMQ, so integration tests that run side by side
@@ -47,6 +45,7 @@ public final class TestBroker implements AutoCloseable {
     private final String vhost;
     private final List<String> users = new ArrayList<>();
     private final boolean owner;
+    private final BrokerUsers rights;
 
     private TestBroker(String purpose, String host, int port, String username, String password, URI managementUri) {
         this.host = host;
@@ -60,10 +59,32 @@ public final class TestBroker implements AutoCloseable {
         management.send("PUT", "api/permissions/" + vhost + "/" + username,
                 "{\"configure\":\".*\",\"write\":\".*\",\"read\":\".*\"}".getBytes(StandardCharsets.UTF_8));
         owner = true;
+        rights = BrokerUsers.ADMINISTRATOR;
+    }
+
+    /** The same vhost and user on another node; closing it does nothing. */
+    private TestBroker(TestBroker original, TestServices.Broker node) {
+        this.host = node.host();
+        this.port = node.port();
+        this.username = original.username;
+        this.password = original.password;
+        this.managementUri = node.managementUri();
+        this.management = new ManagementClient(managementUri, username, password);
+        this.vhost = original.vhost;
+        this.owner = false;
+        this.rights = original.rights;
+    }
+
+    /**
+     * This vhost and user on {@code node}, where something else made them (e.g. an import of this
+     * node's definitions); closing it deletes nothing.
+     */
+    public TestBroker on(TestNode node) {
+        return new TestBroker(this, node.service());
     }
 
     /** The same vhost, as another user; closing it does nothing (the owner deletes the user). */
-    private TestBroker(TestBroker owner, String username, String password) {
+    private TestBroker(TestBroker owner, String username, String password, BrokerUsers rights) {
         this.host = owner.host;
         this.port = owner.port;
         this.username = username;
@@ -72,6 +93,7 @@ public final class TestBroker implements AutoCloseable {
         this.management = new ManagementClient(managementUri, username, password);
         this.vhost = owner.vhost;
         this.owner = false;
+        this.rights = rights;
     }
 
     /** Creates a fresh vhost named after {@code purpose} (letters, digits, dashes). */
@@ -95,29 +117,6 @@ public final class TestBroker implements AutoCloseable {
      */
     public HeldMessages held(String name, String targetExchange) {
         return new HeldMessages(this, name, targetExchange);
-    }
-
-    /**
-     * The messages in {@code queue}, ready and unacknowledged, as the management API last sampled
-     * them (every few seconds): 0 means the queue is drained and every delivery acknowledged.
-     */
-    public long messagesReadyOrUnacknowledged(String queue) {
-        JsonNode info = WireFormat.mapper().readTree(management.send("GET", "api/queues/" + encode(vhost) + "/"
-                + encode(queue) + "?columns=messages", null));
-        return info.path("messages").asLong(-1);
-    }
-
-    /** The state of each client connection to this vhost ({@code running}, {@code blocking}, {@code blocked}...). */
-    public List<String> connectionStates() {
-        JsonNode connections = WireFormat.mapper().readTree(management.send("GET", "api/vhosts/" + encode(vhost)
-                + "/connections?columns=state", null));
-        List<String> states = new ArrayList<>();
-        connections.forEach(connection -> states.add(connection.path("state").asString()));
-        return states;
-    }
-
-    private static String encode(String segment) {
-        return URLEncoder.encode(segment, StandardCharsets.UTF_8).replace("+", "%20");
     }
 
     public String host() {
@@ -144,6 +143,11 @@ public final class TestBroker implements AutoCloseable {
         return management;
     }
 
+    /** The rights this user holds: {@link BrokerUsers#ADMINISTRATOR} for the vhost's owner. */
+    public BrokerUsers rights() {
+        return rights;
+    }
+
     /**
      * Creates a broker user (deleted by {@link #close()}) with the tags and permissions of
      * {@code rights} in this vhost only, named after it and this vhost, with a random password.
@@ -158,7 +162,7 @@ public final class TestBroker implements AutoCloseable {
         users.add(name);
         management.send("PUT", "api/permissions/" + vhost + "/" + name, WireFormat.encode(Map.of(
                 "configure", rights.configure(), "write", rights.write(), "read", rights.read())));
-        return new TestBroker(this, name, password);
+        return new TestBroker(this, name, password, rights);
     }
 
     /** Spring Boot properties that point an application at this vhost and the broker's management API. */
@@ -224,7 +228,7 @@ public final class TestBroker implements AutoCloseable {
     private void prepare(BrokerSettings settings) {
         CachingConnectionFactory connections = new CachingConnectionFactory(connectionFactory());
         try {
-            BrokerSetup setup = new BrokerSetup(new RabbitAdmin(connections), management, vhost, settings);
+            BrokerSetup setup = new BrokerSetup(new RabbitAdmin(connections), management, vhost, settings, rights);
             if (!setup.ensure()) {
                 throw new IllegalStateException(setup.problem());
             }
@@ -243,6 +247,15 @@ public final class TestBroker implements AutoCloseable {
 
     public List<String> shardQueues(String exchange) {
         return BrokerTopology.shardQueues(management, vhost, exchange);
+    }
+
+    /** The number of consumers of {@code queue}, read over AMQP (exact, not sampled). */
+    public long consumerCount(String queue) {
+        try (Connection connection = newConnection(); Channel channel = connection.createChannel()) {
+            return channel.queueDeclarePassive(queue).getConsumerCount();
+        } catch (IOException | TimeoutException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     /** The number of ready messages in {@code queue}, read over AMQP (exact, not sampled). */

@@ -4,6 +4,7 @@ import com.rabbitmq.client.Address;
 import com.rabbitmq.client.Connection;
 import com.supermarket.broker.BrokerSettings;
 import com.supermarket.broker.BrokerSetup;
+import com.supermarket.broker.BrokerUsers;
 import com.supermarket.broker.ManagementClient;
 import com.supermarket.contract.WireFormat;
 import java.io.IOException;
@@ -123,7 +124,7 @@ public final class TestCluster implements AutoCloseable {
     public void declareReplicatedTopology(int shards) {
         CachingConnectionFactory connections = connectionFactory(1);
         try {
-            BrokerSetup setup = replicatedSettings(shards).setup(new RabbitAdmin(connections), USER, USER, vhost);
+            BrokerSetup setup = replicatedSettings(shards).setup(new RabbitAdmin(connections), USER, USER, vhost, BrokerUsers.ADMINISTRATOR);
             if (!setup.ensure()) {
                 throw new IllegalStateException(setup.problem());
             }
@@ -246,7 +247,8 @@ public final class TestCluster implements AutoCloseable {
         }
 
         private void run(String... arguments) {
-            List<String> command = new ArrayList<>();
+            // The machine's own rabbitmq-server as processes: the local services' broker.
+            List<String> command = new ArrayList<>(List.of("env", "CLUSTER_RUNTIME=processes"));
             command.add(script.toString());
             command.addAll(List.of(arguments));
             Scripts.run(command, Duration.ofMinutes(3), "root and the rabbitmq-server package; scripts/local-services.sh installs it");

@@ -1,17 +1,21 @@
 package com.supermarket.broker.testing;
 
+import com.supermarket.contract.WireFormat;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.function.Supplier;
 import org.testcontainers.containers.GenericContainer;
 import org.testcontainers.mariadb.MariaDBContainer;
 import org.testcontainers.rabbitmq.RabbitMQContainer;
+import tools.jackson.databind.JsonNode;
 
 /**
  * Where the integration tests find RabbitMQ, MariaDB, Redis and DynamoDB Local: the one place
@@ -145,6 +149,50 @@ public final class TestServices {
             return Scripts.run(command, Duration.ofSeconds(30), "rabbitmqctl on the PATH, next to the local broker");
         }
         return ServiceContainers.rabbitmqctl(RABBITMQ.get(), arguments);
+    }
+
+    /**
+     * The count {@code column} of {@code rabbitmqctl list_queues} (e.g. {@code messages_unacknowledged})
+     * of each queue of {@code vhost} on the shared broker, as the queues count it now (the
+     * management API's counts come from its metrics collection, which the test brokers deny).
+     */
+    public static Map<String, Long> queueCounts(String vhost, String column) {
+        return queueCounts(rabbitmqctl("list_queues", "-p", vhost, "name", column, "--no-table-headers"));
+    }
+
+    /** Parses {@code list_queues name COUNT --no-table-headers}: queue name to count. */
+    static Map<String, Long> queueCounts(String listQueues) {
+        Map<String, Long> counts = new LinkedHashMap<>();
+        for (String line : listQueues.split("\n")) {
+            int tab = line.lastIndexOf('\t');
+            if (tab > 0) {
+                counts.put(line.substring(0, tab), Long.parseLong(line.substring(tab + 1).strip()));
+            }
+        }
+        return counts;
+    }
+
+    /**
+     * The connections of {@code vhost} on the shared broker, each as its client-provided name and
+     * its number of channels, as the broker lists them now.
+     */
+    public static Map<String, Long> connectionChannels(String vhost) {
+        Map<String, Long> channels = new LinkedHashMap<>();
+        JsonNode connections = WireFormat.mapper().readTree(
+                rabbitmqctl("list_connections", "vhost", "client_properties", "channels", "--formatter", "json"));
+        for (JsonNode connection : connections) {
+            if (vhost.equals(connection.path("vhost").asString())) {
+                String name = "";
+                // client_properties: [key, type, value] triples
+                for (JsonNode property : connection.path("client_properties")) {
+                    if ("connection_name".equals(property.path(0).asString())) {
+                        name = property.path(2).asString();
+                    }
+                }
+                channels.put(name, connection.path("channels").asLong());
+            }
+        }
+        return channels;
     }
 
     static Broker broker(RabbitMQContainer container) {

@@ -1,6 +1,7 @@
 package com.supermarket.api.broker;
 
 import com.supermarket.broker.BrokerBeans;
+import com.supermarket.broker.BrokerUsers;
 import com.supermarket.broker.TracingBeans;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -23,6 +24,12 @@ import org.springframework.context.annotation.Import;
 class BrokerConfiguration {
 
     private static final Logger log = LoggerFactory.getLogger(BrokerConfiguration.class);
+
+    /** This service's broker user's rights: what it checks exists when it may not declare ({@link BrokerBeans}). */
+    @Bean
+    BrokerUsers brokerUser() {
+        return BrokerUsers.PURCHASE_API;
+    }
 
     @Bean
     RabbitTemplate publishTemplate(CachingConnectionFactory connectionFactory, BlockedConnectionTracker blocked) {

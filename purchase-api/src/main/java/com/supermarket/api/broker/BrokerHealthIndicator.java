@@ -1,5 +1,6 @@
 package com.supermarket.api.broker;
 
+import com.supermarket.contract.Topology;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -14,11 +15,11 @@ import org.springframework.core.NestedExceptionUtils;
 import org.springframework.stereotype.Component;
 
 /**
- * Readiness of the broker: DOWN while the connection is blocked, or when a real round trip fails
+ * Readiness of the broker: DOWN while the connection is blocked, or when a real round trip (a
+ * passive declare of the ingress exchange, which every topology has and purchase-api's user may
+ * write to: RabbitMQ 4.3 refuses a passive declare to a user with no right on its target) fails
  * or takes longer than the health timeout, so a frozen link is caught too and the probe itself
- * never hangs. The round trip opens and closes a channel of its own, which any user may: a
- * passive declare would need a right on its target (RabbitMQ 4.2.6 and 4.3 refuse it otherwise),
- * and purchase-api's least-privilege user has none on any queue. Thread-safe.
+ * never hangs. Thread-safe.
  */
 @Component("broker")
 class BrokerHealthIndicator implements HealthIndicator, DisposableBean {
@@ -60,14 +61,11 @@ class BrokerHealthIndicator implements HealthIndicator, DisposableBean {
 
     private long roundTrip() {
         long start = System.nanoTime();
-        // Not a cached channel: channel.open and channel.close each wait for the broker's answer.
         try (Connection connection = connectionFactory.createConnection();
-             var channel = connection.getDelegate().createChannel()) {
-            if (channel == null) {
-                throw new IllegalStateException("the connection has no channel left");
-            }
+             var channel = connection.createChannel(false)) {
+            channel.exchangeDeclarePassive(Topology.INGRESS_EXCHANGE);
         } catch (Exception e) {
-            throw new IllegalStateException("no round trip to the broker (a channel opened and closed): "
+            throw new IllegalStateException("no round trip to the broker (passive declare of " + Topology.INGRESS_EXCHANGE + "): "
                     + NestedExceptionUtils.getMostSpecificCause(e).getMessage(), e);
         }
         return System.nanoTime() - start;

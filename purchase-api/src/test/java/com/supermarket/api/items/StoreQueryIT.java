@@ -10,6 +10,7 @@ import com.rabbitmq.client.Delivery;
 import com.supermarket.api.testing.ApiClient;
 import com.supermarket.api.testing.ServedApiTest;
 import com.supermarket.broker.testing.TestBroker;
+import com.supermarket.broker.testing.TestServices;
 import com.supermarket.contract.StoreQueries;
 import com.supermarket.contract.StoreQuery.Kind;
 import com.supermarket.contract.StoreQuery;
@@ -268,9 +269,7 @@ class StoreQueryIT extends ServedApiTest {
             assertThat(gets).as("GETs still waiting while the purchase was accepted").anyMatch(get -> !get.isDone());
         }
         assertThat(gets).allSatisfy(get -> assertThat(get.get().statusCode()).isEqualTo(504));
-        // The management API lists connections a few seconds late.
-        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(
-                new String(broker.management().send("GET", "api/vhosts/" + broker.vhost() + "/connections", null)))
-                .contains("purchase-api store queries"));
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(TestServices.connectionChannels(broker.vhost()))
+                .containsKey("purchase-api store queries"));
     }
 }

@@ -4,10 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.supermarket.api.testing.ServedApiTest;
-import com.supermarket.contract.WireFormat;
 import com.supermarket.broker.testing.TestBroker;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
+import com.supermarket.broker.testing.TestServices;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
@@ -16,7 +14,6 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
-import tools.jackson.databind.JsonNode;
 
 /**
  * The store queries' connection and its direct reply-to consumer are open once the API is ready,
@@ -51,25 +48,8 @@ class StoreQueryWarmUpIT extends ServedApiTest {
         await().atMost(Duration.ofSeconds(30)).until(() -> api.actuator("/health/readiness").statusCode() == 200);
 
         assertThat(client.replyContainerRunning()).isTrue();
-        // The management API samples connections and channels every few seconds. (A direct
-        // reply-to consumer is not counted among a channel's consumers.)
-        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(channels("purchase-api store queries")).isPositive());
-    }
-
-    /** Open channels of the connection named {@code name} in the test's vhost (-1: no such connection). */
-    private static long channels(String name) {
-        JsonNode connections = WireFormat.mapper().readTree(broker.management().send("GET", "api/vhosts/"
-                + encode(broker.vhost()) + "/connections?columns=name,user_provided_name", null));
-        for (JsonNode connection : connections) {
-            if (name.equals(connection.path("user_provided_name").asString())) {
-                return WireFormat.mapper().readTree(broker.management().send("GET", "api/connections/"
-                        + encode(connection.path("name").asString()) + "/channels?columns=name", null)).size();
-            }
-        }
-        return -1;
-    }
-
-    private static String encode(String segment) {
-        return URLEncoder.encode(segment, StandardCharsets.UTF_8).replace("+", "%20");
+        // (A direct reply-to consumer is not counted among a channel's consumers.)
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(
+                TestServices.connectionChannels(broker.vhost()).getOrDefault("purchase-api store queries", -1L)).isPositive());
     }
 }

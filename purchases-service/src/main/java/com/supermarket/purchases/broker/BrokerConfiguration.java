@@ -1,6 +1,7 @@
 package com.supermarket.purchases.broker;
 
 import com.supermarket.broker.BrokerBeans;
+import com.supermarket.broker.BrokerUsers;
 import com.supermarket.broker.Parking;
 import com.supermarket.broker.TracingBeans;
 import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
@@ -17,6 +18,12 @@ import org.springframework.context.annotation.Import;
 @Configuration(proxyBeanMethods = false)
 @Import({BrokerBeans.class, TracingBeans.class})
 class BrokerConfiguration {
+
+    /** This service's broker user's rights: what it checks exists when it may not declare ({@link BrokerBeans}). */
+    @Bean
+    BrokerUsers brokerUser() {
+        return BrokerUsers.PURCHASES_SERVICE;
+    }
 
     /** Parks poison purchases, and those the store refuses for good, on the publisher connection. */
     @Bean

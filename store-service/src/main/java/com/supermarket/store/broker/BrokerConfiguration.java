@@ -1,6 +1,7 @@
 package com.supermarket.store.broker;
 
 import com.supermarket.broker.BrokerBeans;
+import com.supermarket.broker.BrokerUsers;
 import com.supermarket.broker.Parking;
 import com.supermarket.broker.TracingBeans;
 import org.springframework.amqp.rabbit.config.DirectRabbitListenerContainerFactory;
@@ -21,6 +22,12 @@ import org.springframework.context.annotation.Import;
 @Configuration(proxyBeanMethods = false)
 @Import({BrokerBeans.class, TracingBeans.class})
 class BrokerConfiguration {
+
+    /** This service's broker user's rights: what it checks exists when it may not declare ({@link BrokerBeans}). */
+    @Bean
+    BrokerUsers brokerUser() {
+        return BrokerUsers.STORE_SERVICE;
+    }
 
     /**
      * The container factory of the RPC listener (Boot's settings, {@code spring.rabbitmq.listener.direct}),
