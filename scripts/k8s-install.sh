@@ -59,6 +59,8 @@ readonly STAND_INS=(
 source scripts/lib/rabbitmq-version.sh
 # The project's RabbitMQ version (the chart's values.yaml), as the stand-in scripts/images.sh builds.
 readonly BROKER_IMAGE="supermarket-local/rabbitmq:$RABBITMQ_VERSION"
+# The topology-sync Job's kubectl: the one scripts/k8s-local.sh builds (the cluster's version).
+readonly KUBECTL_VERSION=1.35.4 KUBECTL_IMAGE=supermarket-local/kubectl:1.35.4
 
 CACHE="${K8S_LOCAL_CACHE:-/var/cache/supermarket-k8s}"
 OPERATORS_DIR="${K8S_OPERATORS_DIR:-$CACHE/operators/manifests}"
@@ -203,8 +205,24 @@ cmd_images() {
     run docker tag "supermarket-local/$name:latest" "supermarket-local/$name:$tag"
     images+=("supermarket-local/$name:$tag")
   done
-  images+=("$BROKER_IMAGE")
+  kubectl_image
+  images+=("$BROKER_IMAGE" "$KUBECTL_IMAGE")
   run scripts/k8s-local.sh load "${images[@]}"
+}
+
+# The kubectl binary on the PATH (static) alone in an image, at /bin/kubectl and as its entrypoint,
+# as Kubernetes' own kubectl image has it.
+kubectl_image() {
+  local binary=kubectl tarball=kubectl.tar version
+  if ! $dry_run; then
+    binary=$(readlink -f "$(command -v kubectl)")
+    version=$("$binary" version --client -o json | jq -r .clientVersion.gitVersion)
+    [[ "$version" == "v$KUBECTL_VERSION" ]] || die "kubectl on the PATH is $version, not v$KUBECTL_VERSION (scripts/k8s-local.sh up builds it)"
+    tarball=$(mktemp --suffix=.tar)
+  fi
+  run tar -cf "$tarball" -C "$(dirname "$binary")" --transform 's,^,bin/,' --owner=0 --group=0 "$(basename "$binary")"
+  run docker import --change 'ENTRYPOINT ["/bin/kubectl"]' "$tarball" "$KUBECTL_IMAGE"
+  $dry_run || rm -f "$tarball"
 }
 
 # --- install

@@ -213,17 +213,17 @@ class BrokerUsersChartTest {
                 .getValueFrom().getSecretKeyRef().getName();
     }
 
-    private static Map<String, GenericKubernetesResource> byName(List<HasMetadata> objects, String kind) {
+    static Map<String, GenericKubernetesResource> byName(List<HasMetadata> objects, String kind) {
         return HelmChartTest.ofKind(objects, GenericKubernetesResource.class).stream()
                 .filter(r -> r.getKind().equals(kind) && r.getApiVersion().equals("rabbitmq.com/v1beta1"))
                 .collect(Collectors.toMap(r -> r.getMetadata().getName(), r -> r));
     }
 
-    private static Map<String, Object> spec(GenericKubernetesResource resource) {
+    static Map<String, Object> spec(GenericKubernetesResource resource) {
         return map(resource.getAdditionalProperties().get("spec"));
     }
 
-    private static Map<String, Object> map(Object value) {
+    static Map<String, Object> map(Object value) {
         return value == null ? Map.of() : DeploymentFiles.map(value);
     }
 }

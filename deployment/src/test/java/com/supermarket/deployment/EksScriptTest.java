@@ -157,7 +157,8 @@ class EksScriptTest {
 
         List<HasMetadata> objects = HelmChart.objects(HelmChart.template(
                 DeploymentFiles.resolve("helm/supermarket/values-micro.yaml"), sets));
-        Job job = objects.stream().filter(Job.class::isInstance).map(Job.class::cast).findFirst()
+        Job job = objects.stream().filter(Job.class::isInstance).map(Job.class::cast)
+                .filter(j -> "load-client".equals(j.getMetadata().getLabels().get("app.kubernetes.io/component"))).findFirst()
                 .orElseThrow(() -> new AssertionError("no load-client Job rendered"));
         assertThat(job.getMetadata().getName()).isEqualTo("supermarket-load-client-r7");
         assertThat(job.getSpec().getBackoffLimit()).as("never re-sends a run's purchases").isZero();

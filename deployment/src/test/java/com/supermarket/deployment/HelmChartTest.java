@@ -815,7 +815,7 @@ class HelmChartTest {
         String tag = image.substring(image.lastIndexOf('/') + 1);
         assertThat(tag).as("image %s has an explicit tag", image).contains(":");
         tag = tag.substring(tag.indexOf(':') + 1);
-        assertThat(tag).as("image %s", image).isNotEqualTo("latest").matches("\\d+(\\.\\d+)+([_.-][A-Za-z0-9_.-]+)?");
+        assertThat(tag).as("image %s", image).isNotEqualTo("latest").matches("v?\\d+(\\.\\d+)+([_.-][A-Za-z0-9_.-]+)?");
     }
 
     /** The copies of every store partition a render runs (its STORE_COPIES). */

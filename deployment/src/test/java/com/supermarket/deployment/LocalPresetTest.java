@@ -99,7 +99,7 @@ class LocalPresetTest {
         assertThat(images).containsExactlyInAnyOrder("supermarket-local/supermarket/purchase-api:0.1.0",
                 "supermarket-local/supermarket/store-service:0.1.0", "supermarket-local/supermarket/purchases-service:0.1.0",
                 "supermarket-local/supermarket/load-client:0.1.0", BROKER_IMAGE,
-                "supermarket-local/redis:7.0", "supermarket-local/curl:7.88");
+                "supermarket-local/redis:7.0", "supermarket-local/curl:7.88", "supermarket-local/kubectl:1.35.4");
         images.forEach(HelmChartTest::assertPinned);
         // Unset (the helm test's curl): kubelet's default for a tag other than latest, IfNotPresent.
         assertThat(policies).as("nothing to pull from").containsOnly("Never", null);

@@ -51,7 +51,7 @@ final class Workloads {
             } else if (object instanceof GenericKubernetesResource resource && resource.getKind().equals("RabbitmqCluster")) {
                 workloads.add(broker(resource));
             } else if (object instanceof Job job) {
-                // The load client's (loadClient.enabled): one pod, never replaced while it runs.
+                // The load client's (loadClient.enabled), the topology sync's: one pod at a time.
                 workloads.add(new Workload(requests(job.getMetadata().getName(),
                         job.getSpec().getTemplate().getSpec().getContainers(), false), 1, 1, 0));
             }
