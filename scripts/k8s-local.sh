@@ -460,44 +460,39 @@ kind_bin() { echo "$(out_of kind)/kind"; }
 # where the engine needs it (see engine_runtime).
 kind_() {
   engine_runtime
-  PATH="$CACHE/docker-shim:$PATH" K8S_LOCAL_DOCKER="$(command -v docker)" "$(kind_bin)" "$@"
+  # The engine's docker, looked up before the shim leads PATH: bash expands the assignments of a
+  # command in order, so a lookup beside PATH=shim:... finds the shim, which then runs itself.
+  local docker
+  docker="$(PATH="${PATH//$CACHE\/docker-shim:/}" command -v docker)"
+  PATH="$CACHE/docker-shim:$PATH" K8S_LOCAL_DOCKER="$docker" K8S_LOCAL_RUNTIME="$KIND_RUNTIME" "$(kind_bin)" "$@"
 }
 
 # engine_runtime: when the Docker engine runs without some capability (this machine's lacks
 # CAP_SYS_RESOURCE), it cannot start privileged containers with runc alone: registers
 # scripts/lib/kind-runc.sh as the runtime kind-runc (added to /etc/docker/daemon.json, which
 # the engine reloads on SIGHUP without stopping anything) and puts a docker shim before kind
-# that runs kind's containers with it (kind also runs `docker exec --privileged` in containers it
-# did not start privileged). Elsewhere the shim passes everything through.
+# (scripts/lib/kind-docker-shim.sh) that runs kind's containers with it (kind also runs `docker
+# exec --privileged` in containers it did not start privileged). Elsewhere the shim passes
+# everything through.
+KIND_RUNTIME=""
 engine_runtime() {
   local pid bounding last config=/etc/docker/daemon.json runtime="$CACHE/kind-runc" shim="$CACHE/docker-shim/docker"
   mkdir -p "$(dirname "$shim")"
   pid="$(pgrep -xo dockerd || true)"
   bounding=$((16#$(awk '$1 == "CapBnd:" { print $2 }' "/proc/${pid:-self}/status")))
   last="$(cat /proc/sys/kernel/cap_last_cap)"
-  if ((bounding == (1 << (last + 1)) - 1)); then
-    cat >"$shim" <<'SHIM'
-#!/bin/sh
-exec "$K8S_LOCAL_DOCKER" "$@"
-SHIM
-  else
-    install -m 0755 scripts/lib/kind-runc.sh "$runtime"
-    if ! docker info --format '{{json .Runtimes}}' | jq -e 'has("kind-runc")' >/dev/null; then
-      [[ -f "$config" ]] || echo '{}' >"$config"
-      jq --arg path "$runtime" '.runtimes["kind-runc"] = {path: $path}' "$config" >"$config.new" && mv "$config.new" "$config"
-      log "registering the Docker runtime kind-runc in $config (the engine lacks capabilities privileged containers get)"
-      kill -HUP "$pid"
-      within 30 sh -c "docker info --format '{{json .Runtimes}}' | jq -e 'has(\"kind-runc\")' >/dev/null" \
-        || die "the Docker engine did not load the runtime kind-runc from $config"
-    fi
-    cat >"$shim" <<'SHIM'
-#!/bin/sh
-# docker for kind: its containers run on the runtime kind-runc (scripts/k8s-local.sh).
-if [ "$1" = run ]; then shift; exec "$K8S_LOCAL_DOCKER" run --runtime=kind-runc "$@"; fi
-exec "$K8S_LOCAL_DOCKER" "$@"
-SHIM
+  install -m 0755 scripts/lib/kind-docker-shim.sh "$shim"
+  ((bounding != (1 << (last + 1)) - 1)) || return 0
+  install -m 0755 scripts/lib/kind-runc.sh "$runtime"
+  if ! docker info --format '{{json .Runtimes}}' | jq -e 'has("kind-runc")' >/dev/null; then
+    [[ -f "$config" ]] || echo '{}' >"$config"
+    jq --arg path "$runtime" '.runtimes["kind-runc"] = {path: $path}' "$config" >"$config.new" && mv "$config.new" "$config"
+    log "registering the Docker runtime kind-runc in $config (the engine lacks capabilities privileged containers get)"
+    kill -HUP "$pid"
+    within 30 sh -c "docker info --format '{{json .Runtimes}}' | jq -e 'has(\"kind-runc\")' >/dev/null" \
+      || die "the Docker engine did not load the runtime kind-runc from $config"
   fi
-  chmod 0755 "$shim"
+  KIND_RUNTIME=kind-runc
 }
 kubectl_bin() { echo "$(out_of kubernetes)/kubectl"; }
 k() { "$(kubectl_bin)" --context "$CONTEXT" "$@"; }

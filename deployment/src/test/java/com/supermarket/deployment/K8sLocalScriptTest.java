@@ -12,6 +12,7 @@ import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -50,6 +51,27 @@ class K8sLocalScriptTest {
             assertThat(shellcheck.output()).as("shellcheck %s", script).isEmpty();
             assertThat(shellcheck.status()).isZero();
         }
+    }
+
+    /**
+     * kind's docker (scripts/lib/kind-docker-shim.sh, first on its PATH) runs the engine's docker,
+     * kind's {@code run}s on the runtime it is given, and refuses to run itself: {@code down}
+     * once handed it its own path and it exec'd itself for ever.
+     */
+    @Test
+    void kindsDockerShimRunsTheEnginesDockerAndNeverItself() throws IOException {
+        Path shim = cache.resolve("docker");
+        Files.copy(DeploymentFiles.resolve("scripts/lib/kind-docker-shim.sh"), shim, StandardCopyOption.COPY_ATTRIBUTES);
+
+        Result run = ScriptTranscript.exec(List.of(shim.toString(), "run", "-d", "node"),
+                Map.of("K8S_LOCAL_DOCKER", "/bin/echo", "K8S_LOCAL_RUNTIME", "kind-runc"));
+        Result ps = ScriptTranscript.exec(List.of(shim.toString(), "ps", "-a"), Map.of("K8S_LOCAL_DOCKER", "/bin/echo"));
+        Result itself = ScriptTranscript.exec(List.of(shim.toString(), "ps"), Map.of("K8S_LOCAL_DOCKER", shim.toString()));
+
+        assertThat(run.output().strip()).isEqualTo("run --runtime=kind-runc -d node");
+        assertThat(ps.output().strip()).isEqualTo("ps -a");
+        assertThat(itself.status()).isEqualTo(1);
+        assertThat(itself.output()).contains("must name the engine's docker");
     }
 
     @Test
