@@ -250,6 +250,8 @@ document.getElementById('sign-in-form').addEventListener('submit', (event) => {
   input.value = '';
   showSession();
   hideSignIn();
+  // Not the refused read's "sign in" any more: the new key's read is under way.
+  parts.status.textContent = 'Reading…';
   parts.heading.focus();
   refresh();
 });
