@@ -93,7 +93,9 @@ install_if_missing redis-server redis-server
 redis_up() { redis-cli -h "$redis_host" -p "$redis_port" ping | grep -q PONG; }
 if ! redis_up >/dev/null 2>&1; then
   log "starting Redis"
-  redis-server --port "$redis_port" --bind 127.0.0.1 --daemonize yes >/dev/null
+  # Its snapshots in a folder of its own, not in whatever folder the script was run from.
+  mkdir -p /var/lib/redis
+  redis-server --port "$redis_port" --bind 127.0.0.1 --dir /var/lib/redis --daemonize yes >/dev/null
 fi
 wait_for "Redis" 30 redis_up
 redis_version="$(redis-cli -h "$redis_host" -p "$redis_port" info server | sed -n 's/^redis_version:\([0-9]*\).*/\1/p')"
