@@ -5,7 +5,6 @@ import java.io.PrintWriter;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,6 +19,7 @@ import java.util.concurrent.Callable;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
+import com.supermarket.tools.Scrape;
 import com.supermarket.tools.prometheus.PrometheusText;
 import com.supermarket.tools.soak.ProcStat;
 
@@ -169,15 +169,6 @@ public final class PipelineSamplerCommand implements Callable<Integer> {
     }
 
     private String get(String url) {
-        try {
-            HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(2)).build(),
-                    HttpResponse.BodyHandlers.ofString());
-            return response.statusCode() == 200 ? response.body() : "";
-        } catch (IOException e) {
-            return "";
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return "";
-        }
+        return Scrape.body(http, HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(2)).build());
     }
 }

@@ -6,7 +6,6 @@ import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,6 +20,7 @@ import java.util.OptionalLong;
 import java.util.concurrent.Callable;
 import java.util.stream.Stream;
 
+import com.supermarket.tools.Scrape;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -92,19 +92,11 @@ public final class SoakSamplerCommand implements Callable<Integer> {
     }
 
     private String get(String url, String credentials) {
-        try {
-            HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(5));
-            if (credentials != null) {
-                request.header("Authorization", "Basic " + Base64.getEncoder().encodeToString(credentials.getBytes(StandardCharsets.UTF_8)));
-            }
-            HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
-            return response.statusCode() == 200 ? response.body() : "";
-        } catch (IOException e) {
-            return "";
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return "";
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(5));
+        if (credentials != null) {
+            request.header("Authorization", "Basic " + Base64.getEncoder().encodeToString(credentials.getBytes(StandardCharsets.UTF_8)));
         }
+        return Scrape.body(http, request.build());
     }
 
     /** The machine's services, files and processes. */
