@@ -7,22 +7,14 @@ import com.supermarket.broker.testing.TestBroker;
 import com.supermarket.broker.testing.TestServices;
 import com.supermarket.contract.Purchase;
 import com.supermarket.contract.Topology;
-import java.nio.ByteBuffer;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -79,44 +71,30 @@ class ConsumerTimeoutIT {
     @Test
     void aDatabaseStallLongerThanTheConsumerTimeoutLosesNothingAndStoresEachPurchaseOnce() throws Exception {
         long parkedBefore = broker.messageCount(Topology.PARKING_QUEUE);
-        List<Purchase> published = new CopyOnWriteArrayList<>();
         Set<String> consumersWhenLocked;
-        ScheduledExecutorService stream = Executors.newSingleThreadScheduledExecutor();
-        try {
-            ScheduledFuture<?> publishing = stream.scheduleWithFixedDelay(() -> {
-                List<Purchase> some = TestPurchases.random(10);
-                TestPurchases.publish(broker, some);
-                published.addAll(some);
-            }, 0, 100, TimeUnit.MILLISECONDS);
+        PurchaseStream stream = new PurchaseStream(broker);
+        try (stream) {
             await("the stream is being stored").atMost(PATIENCE).until(() -> storedIds().size() >= 50);
 
             // A read lock: the service's inserts wait for it, reads (this test's) do not.
             try (Connection lock = mariaDb.rootConnection(); Statement statement = lock.createStatement()) {
                 statement.execute("LOCK TABLES " + DATABASE + ".purchase READ");
                 int storedWhenLocked = storedIds().size();
-                int publishedWhenLocked = published.size();
+                int publishedWhenLocked = stream.size();
                 consumersWhenLocked = consumerTags();
                 await("nothing stored for the whole stall").during(STALL).atMost(STALL.plusSeconds(10))
                         .until(() -> storedIds().size() == storedWhenLocked);
-                assertThat(published.size()).as("published during the stall").isGreaterThan(publishedWhenLocked + 50);
+                assertThat(stream.size()).as("published during the stall").isGreaterThan(publishedWhenLocked + 50);
                 statement.execute("UNLOCK TABLES");
             }
             // The broker cancels a consumer past the timeout; the service sees it once its listener
             // is free again, and starts a new one (a consumer keeps its tag otherwise).
             await("the shard consumers cancelled by the consumer timeout and started again").atMost(PATIENCE)
                     .until(() -> !consumerTags().isEmpty() && consumerTags().stream().noneMatch(consumersWhenLocked::contains));
-            int publishedWhenUnlocked = published.size();
-            await("the stream goes on").atMost(PATIENCE).until(() -> published.size() >= publishedWhenUnlocked + 50);
-            if (publishing.isDone()) {
-                publishing.get(); // rethrows what stopped the stream
-            }
-            publishing.cancel(false);
-        } finally {
-            stream.shutdown();
-            assertThat(stream.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
+            stream.awaitMore(50, PATIENCE);
         }
 
-        List<UUID> publishedIds = published.stream().map(Purchase::purchaseId).toList();
+        List<UUID> publishedIds = stream.published().stream().map(Purchase::purchaseId).toList();
         await("every purchase stored").atMost(PATIENCE).until(() -> storedIds().containsAll(publishedIds));
         assertThat(storedIds()).as("each purchase stored exactly once").doesNotHaveDuplicates()
                 .hasSameSizeAs(publishedIds).containsAll(publishedIds);
@@ -130,16 +108,7 @@ class ConsumerTimeoutIT {
                 .strip().split("\\s+")));
     }
 
-    /** Every stored row's purchase id, read as root straight from the database (the table is locked only for writes). */
     private List<UUID> storedIds() throws SQLException {
-        List<UUID> ids = new ArrayList<>();
-        try (Connection connection = mariaDb.rootConnection(); Statement statement = connection.createStatement();
-             ResultSet rows = statement.executeQuery("SELECT purchase_id FROM " + DATABASE + ".purchase")) {
-            while (rows.next()) {
-                ByteBuffer id = ByteBuffer.wrap(rows.getBytes(1));
-                ids.add(new UUID(id.getLong(), id.getLong()));
-            }
-        }
-        return ids;
+        return mariaDb.purchaseIds(DATABASE);
     }
 }

@@ -7,21 +7,11 @@ import com.supermarket.broker.testing.TestBroker;
 import com.supermarket.contract.Purchase;
 import com.supermarket.contract.Topology;
 import com.supermarket.contract.WireFormat;
-import java.nio.ByteBuffer;
-import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -122,40 +112,27 @@ class DatabaseRefusesWritesIT {
         long parkedBefore = broker.messageCount(Topology.PARKING_QUEUE);
         double rejectedBefore = service.counter("purchases.rejected");
         long rowsBefore = service.storedCount();
-        List<Purchase> published = new CopyOnWriteArrayList<>();
-        ScheduledExecutorService stream = Executors.newSingleThreadScheduledExecutor();
-        try {
-            ScheduledFuture<?> publishing = stream.scheduleWithFixedDelay(() -> {
-                List<Purchase> some = TestPurchases.random(10);
-                TestPurchases.publish(broker, some);
-                published.addAll(some);
-            }, 0, 100, TimeUnit.MILLISECONDS);
+        PurchaseStream stream = new PurchaseStream(broker);
+        try (stream) {
             await("the stream is being stored").atMost(PATIENCE).until(() -> service.storedCount() >= rowsBefore + 50);
 
             mariaDb.asRoot(refuse);
             try {
-                int publishedWhenRefused = published.size();
+                int publishedWhenRefused = stream.size();
                 double failuresWhenRefused = service.counter("purchases.write.failures");
                 await("readiness DOWN with the reason while the database refuses writes").atMost(Duration.ofSeconds(30))
                         .until(() -> service.readinessStatus() == 503 && readiness().contains(reason));
                 await("writes retried for a while, the stream going on").atMost(PATIENCE)
                         .until(() -> service.counter("purchases.write.failures") >= failuresWhenRefused + 8
-                                && published.size() >= publishedWhenRefused + 50);
+                                && stream.size() >= publishedWhenRefused + 50);
                 assertThat(broker.messageCount(Topology.PARKING_QUEUE)).as("parked while refused").isEqualTo(parkedBefore);
             } finally {
                 mariaDb.asRoot(accept);
             }
-            int publishedWhenAccepted = published.size();
-            await("the stream goes on").atMost(PATIENCE).until(() -> published.size() >= publishedWhenAccepted + 50);
-            if (publishing.isDone()) {
-                publishing.get(); // rethrows what stopped the stream
-            }
-            publishing.cancel(false);
-        } finally {
-            stream.shutdown();
-            assertThat(stream.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
+            stream.awaitMore(50, PATIENCE);
         }
 
+        List<Purchase> published = stream.published();
         List<UUID> publishedIds = published.stream().map(Purchase::purchaseId).toList();
         await("every purchase stored").atMost(PATIENCE).until(() -> storedIds().containsAll(publishedIds));
         await("readiness UP again").atMost(PATIENCE).until(() -> service.readinessStatus() == 200);
@@ -171,16 +148,7 @@ class DatabaseRefusesWritesIT {
         return service.http().get().uri("/actuator/health/readiness").retrieve().body(String.class);
     }
 
-    /** Every stored row's purchase id, read as root straight from the database. */
     private List<UUID> storedIds() throws SQLException {
-        List<UUID> ids = new ArrayList<>();
-        try (Connection connection = mariaDb.rootConnection(); Statement statement = connection.createStatement();
-             ResultSet rows = statement.executeQuery("SELECT purchase_id FROM " + DATABASE + ".purchase")) {
-            while (rows.next()) {
-                ByteBuffer id = ByteBuffer.wrap(rows.getBytes(1));
-                ids.add(new UUID(id.getLong(), id.getLong()));
-            }
-        }
-        return ids;
+        return mariaDb.purchaseIds(DATABASE);
     }
 }

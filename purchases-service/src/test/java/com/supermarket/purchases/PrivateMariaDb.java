@@ -5,16 +5,19 @@ import static org.awaitility.Awaitility.await;
 import com.supermarket.broker.testing.TestServices;
 import java.io.IOException;
 import java.net.ServerSocket;
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -69,6 +72,19 @@ final class PrivateMariaDb implements AutoCloseable {
                 statement.execute(sql);
             }
         }
+    }
+
+    /** Every stored purchase id of {@code database}, read as root (a read lock on the table lets it through). */
+    List<UUID> purchaseIds(String database) throws SQLException {
+        List<UUID> ids = new ArrayList<>();
+        try (Connection connection = rootConnection(); Statement statement = connection.createStatement();
+             ResultSet rows = statement.executeQuery("SELECT purchase_id FROM " + database + ".purchase")) {
+            while (rows.next()) {
+                ByteBuffer id = ByteBuffer.wrap(rows.getBytes(1));
+                ids.add(new UUID(id.getLong(), id.getLong()));
+            }
+        }
+        return ids;
     }
 
     Connection rootConnection() throws SQLException {
