@@ -28,7 +28,7 @@
 #   scripts/compare.sh main+RABBITMQ_IMAGE=supermarket-local/rabbitmq:3.10.8 main     # two brokers
 # Environment: COMPARE_WORKTREES (default /var/cache/supermarket-compare: one worktree and build
 # per commit, kept for the next comparison), BROKER_PROCESS (regular expression of the broker's
-# command line, default any beam.smp: the one broker a quiet machine runs), and benchmark.sh's own (API_PORT,
+# command line, default a RabbitMQ node's VM: the one broker a quiet machine runs), and benchmark.sh's own (API_PORT,
 # *_MANAGEMENT_PORT, ...). Nothing else may load the machine meanwhile: the table is only as
 # good as the sitting.
 set -euo pipefail

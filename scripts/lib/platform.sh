@@ -462,7 +462,7 @@ watch_pid_options() {
 # tools pipeline-sampler's options, one a line, for the services of the checkout at $1 (default
 # ROOT) on this machine's ports: what they stored and counted, what purchase-api published, and
 # the CPU of each service, the broker (BROKER_PROCESS, a regular expression of its command line,
-# default any beam.smp), the database and Redis.
+# default the broker node's own VM, not its command-line tools), the database and Redis.
 pipeline_sampler_options() {
   local tree="${1:-$ROOT}" p module
   printf '%s\n' --api-metrics "http://127.0.0.1:$API_MANAGEMENT_PORT/actuator/prometheus" \
@@ -473,7 +473,7 @@ pipeline_sampler_options() {
   for module in "${SERVICE_MODULES[@]}"; do
     printf '%s\n' --process "$module=$tree/$module/target/$module-[^ ]*\\.jar"
   done
-  printf '%s\n' --process "broker=${BROKER_PROCESS:-beam\\.smp}" --process "mariadbd=^/usr/sbin/mariadbd" --process "redis=^redis-server"
+  printf '%s\n' --process "broker=${BROKER_PROCESS:-beam\\.smp.* -s rabbit boot}" --process "mariadbd=^/usr/sbin/mariadbd" --process "redis=^redis-server"
   # The container broker's AMQP port proxy relays every byte the services send the broker.
   [[ "${LOCAL_BROKER:-}" != container ]] \
     || printf '%s\n' --process "broker-proxy=docker-proxy .*-host-port $LOCAL_BROKER_AMQP_PORT "

@@ -58,6 +58,27 @@ final class PipelineSamples {
     }
 
     /**
+     * A process's CPU ticks at {@code epochMillis}: the least sum of its column over the rows of
+     * the second from then on (or the value at {@link #at} when there are none). The pattern of a
+     * process can match short-lived ones too (a broker's command-line tool runs the same Erlang
+     * VM), which only add to the sum while they live; the long-lived processes' sum only grows, so
+     * the least one is theirs, at most a second late.
+     */
+    OptionalDouble ticksAt(String process, double epochMillis) {
+        int c = columns.indexOf(process + "_ticks");
+        double least = Double.NaN;
+        for (double[] row : rows) {
+            if (row[0] > epochMillis + 1000) {
+                break;
+            }
+            if (row[0] >= epochMillis && !Double.isNaN(row[c]) && !(row[c] >= least)) {
+                least = row[c];
+            }
+        }
+        return Double.isNaN(least) ? at(process + "_ticks", epochMillis) : OptionalDouble.of(least);
+    }
+
+    /**
      * The time of the first row at or after {@code fromMillis} in which both stored and counted
      * exceed their values at {@code startMillis} by at least {@code purchases}: when the pipeline
      * had drained the run. Empty when no row shows it.

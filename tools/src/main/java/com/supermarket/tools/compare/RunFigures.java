@@ -58,8 +58,8 @@ record RunFigures(String run, double requestsPerSecond, double postP50Ms, double
         double drainEnd = drained.orElse(Double.NaN);
         Map<String, Double> cpu = new LinkedHashMap<>();
         for (String process : samples.processes()) {
-            OptionalDouble from = samples.at(process + "_ticks", start);
-            OptionalDouble to = drained.isPresent() ? samples.at(process + "_ticks", drainEnd) : OptionalDouble.empty();
+            OptionalDouble from = samples.ticksAt(process, start);
+            OptionalDouble to = drained.isPresent() ? samples.ticksAt(process, drainEnd) : OptionalDouble.empty();
             cpu.put(process, from.isPresent() && to.isPresent() && accepted > 0
                     ? (to.getAsDouble() - from.getAsDouble()) / ticksPerSecond * 1000 / accepted : Double.NaN);
         }

@@ -48,4 +48,25 @@ class PipelineSamplesTest {
         // 80 accepted by 2000 against 50 stored: 30; 100 by 3000 against 100 stored: 0.
         assertThat(samples.backlogPeak(1000, 4000, t -> t < 2000 ? 0 : t < 3000 ? 80 : 100)).hasValue(30);
     }
+
+    @Test
+    void aShortLivedProcessMatchingThePatternIsNotCountedAtAnEnd() {
+        // A command-line tool's VM (500 ticks) lives from 2,250 to 2,600 ms: the sum bumps, then drops back.
+        PipelineSamples samples = PipelineSamples.parse("""
+                epoch_ms,stored,counted,api_messages,broker_ticks
+                1000,0,0,0,100
+                1250,0,0,0,101
+                1500,0,0,0,102
+                1750,0,0,0,103
+                2000,0,0,0,104
+                2250,0,0,0,605
+                2500,0,0,0,606
+                2750,0,0,0,107
+                """);
+
+        assertThat(samples.ticksAt("broker", 2250)).hasValue(107 + 0.0);
+        assertThat(samples.ticksAt("broker", 2000)).hasValue(104 + 0.0);
+        assertThat(samples.ticksAt("broker", 1000)).hasValue(100 + 0.0);
+        assertThat(samples.at("broker_ticks", 2250)).as("the tool's VM counted in").hasValue(605 + 0.0);
+    }
 }
