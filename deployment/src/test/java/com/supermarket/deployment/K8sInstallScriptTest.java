@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.Test;
 
@@ -22,12 +23,19 @@ import org.junit.jupiter.api.Test;
  * scripts/k8s-install.sh, the local install, checked offline (shellcheck, then its {@code --dry-run}
  * transcript): it loads every image values-local.yaml runs, starts the database the preset names
  * with the Secrets the chart reads before installing, installs with the preset and waits, runs
- * helm test, and checks a load run on every copy of every partition.
+ * helm test, and checks a load run on every copy of every partition. The operators are built from
+ * their Go modules into a cache that the dry run never creates, so the transcript is a first run's.
  */
 class K8sInstallScriptTest {
 
     private static final Path SCRIPT = DeploymentFiles.resolve("scripts/k8s-install.sh");
-    private static final List<Step> STEPS = ScriptTranscript.dryRun(SCRIPT);
+    private static final Path CACHE = Path.of(System.getProperty("java.io.tmpdir"), "k8s-install-cache-" + UUID.randomUUID());
+    private static final List<Step> STEPS = ScriptTranscript.dryRun(SCRIPT,
+            Map.of("K8S_LOCAL_CACHE", CACHE.toString(), "K8S_OPERATORS_DIR", ""));
+    /** Each operator's main package at the version the Go module proxy serves -> the local image built from it. */
+    private static final Map<String, String> OPERATORS = Map.of(
+            "github.com/rabbitmq/cluster-operator/v2/cmd@v2.20.0", "supermarket-local/rabbitmq-cluster-operator:2.20.0",
+            "github.com/rabbitmq/messaging-topology-operator/cmd@v1.19.1", "supermarket-local/messaging-topology-operator:1.19.1");
 
     @Test
     void passesShellcheck() {
@@ -45,10 +53,51 @@ class K8sInstallScriptTest {
 
         assertThat(loaded).containsAll(LocalPresetTest.images()).contains(database().getSpec().getTemplate().getSpec()
                 .getContainers().getFirst().getImage()).allSatisfy(HelmChartTest::assertPinned);
-        assertThat(loaded).filteredOn(i -> i.contains("operator")).containsExactly(
-                "supermarket-local/rabbitmq-cluster-operator:2.21.0", "supermarket-local/messaging-topology-operator:1.19.1");
+        assertThat(loaded).filteredOn(i -> i.contains("operator")).containsExactlyInAnyOrderElementsOf(OPERATORS.values());
         assertThat(first(s -> s.words().get(0).equals("scripts/k8s-local.sh")))
                 .isLessThan(first(s -> s.words().contains("apply")));
+    }
+
+    @Test
+    void buildsEachOperatorFromItsGoModuleAtThePinnedVersionBeforeLoadingAndApplyingIt() {
+        int load = first(s -> s.words().size() > 2 && s.words().get(0).equals("scripts/k8s-local.sh")
+                && s.words().containsAll(OPERATORS.values()));
+
+        OPERATORS.forEach((main, image) -> {
+            String module = main.replace("/cmd@", "@");
+            int build = first(s -> s.words().contains("go") && s.words().contains("install") && s.words().contains(main));
+            int kustomize = first(s -> s.words().containsAll(List.of("kubectl", "kustomize"))
+                    && s.words().stream().anyMatch(w -> w.contains(module) && w.endsWith("/config/installation")));
+            List<String> render = STEPS.get(kustomize).words();
+            Path rendered = Path.of(render.get(render.indexOf("-o") + 1));
+            Path built = Path.of(rendered.getParent().toString().replaceFirst("\\.partial$", ""));
+            int moved = first(s -> s.words().equals(List.of("mv", rendered.getParent().toString(), built.toString())));
+            int imported = first(s -> s.words().containsAll(List.of("docker", "import")) && s.words().getLast().equals(image));
+            int applied = first(s -> s.words().size() == 3 && s.words().get(0).equals("cp")
+                    && s.words().get(1).equals(built.resolve(rendered.getFileName()).toString()));
+
+            assertThat(STEPS.get(build).words()).as(main).contains("CGO_ENABLED=0", "-trimpath")
+                    .anySatisfy(w -> assertThat(w).startsWith("GOPATH=" + CACHE + "/"));
+            assertThat(built).as("the manifest rendered into the cache, moved into place when whole").startsWithRaw(CACHE)
+                    .isNotEqualTo(rendered.getParent());
+            assertThat(moved).isBetween(kustomize, applied);
+            assertThat(STEPS.get(imported).words()).as(image).contains("USER 65532:65532");
+            assertThat(build).as(main + " built before its image is made and loaded").isLessThan(imported);
+            assertThat(imported).isLessThan(load);
+            assertThat(load).as(image + " loaded before its manifest is applied").isLessThan(applied);
+            assertThat(kustomize).isLessThan(applied);
+        });
+    }
+
+    @Test
+    void takesPrebuiltOperatorManifestsFromTheDirectoryNamedAndBuildsNothing() {
+        List<Step> steps = ScriptTranscript.dryRun(SCRIPT, Map.of("K8S_LOCAL_CACHE", CACHE.toString(),
+                "K8S_OPERATORS_DIR", "/prebuilt"), "operators");
+
+        assertThat(steps).noneSatisfy(s -> assertThat(s.words()).contains("go", "install"));
+        assertThat(steps).noneSatisfy(s -> assertThat(s.words()).contains("docker"));
+        assertThat(steps).filteredOn(s -> s.words().get(0).equals("cp")).extracting(s -> s.words().get(1))
+                .containsExactly("/prebuilt/cluster-operator.yml", "/prebuilt/messaging-topology-operator-with-certmanager.yaml");
     }
 
     @Test
