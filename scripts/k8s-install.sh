@@ -123,18 +123,26 @@ ensure_helm() {
 }
 
 # --- operators
-# build_operator OUT MODULE@VERSION IMAGE: into OUT the manager (a static binary from the Go module,
-# as upstream's Dockerfile builds it), a root file system holding just it and the CA certificates,
-# imported as IMAGE (run as a non-root user, as the manifest's runAsNonRoot requires), and
-# manifest.yaml, what config/installation renders (upstream's release manifest before its image is
-# set; apply_operator renames the image).
+# build_operator OUT MODULE@VERSION IMAGE: into OUT the manager, built from a copy of the module
+# (as upstream's Dockerfile builds it: static, main package cmd/), a root file system holding just
+# it and the CA certificates, imported as IMAGE (run as a non-root user, as the manifest's
+# runAsNonRoot requires), and manifest.yaml, what the module's config/installation renders
+# (upstream's release manifest before its image is set; apply_operator renames the image).
+# Not `go install MODULE/cmd@VERSION`: that asks the proxy for the module's version list, which it
+# refuses for the Cluster Operator.
 build_operator() {
-  local out="$1" module="${2%@*}" version="${2#*@}" src="<$2>"
-  run env "${GO_ENV[@]}" GOBIN="$out/bin" nice go install -trimpath -tags timetzdata -ldflags "-s -w" "$module/cmd@$version"
-  $dry_run || src="$(env "${GO_ENV[@]}" go mod download -json "$2" | jq -r .Dir)"
-  run command kubectl kustomize "$src/config/installation" -o "$out/manifest.yaml"
-  run tar -cf "$out/rootfs.tar" --owner=0 --group=0 --transform 's,^cmd$,manager,' -C "$out/bin" cmd \
-    -C / etc/ssl/certs/ca-certificates.crt
+  local out="$1" src="<$2>"
+  if $dry_run; then
+    run env "${GO_ENV[@]}" go mod download -json "$2"
+  else
+    src="$(env "${GO_ENV[@]}" go mod download -json "$2" | jq -r .Dir)"
+  fi
+  run cp -r "$src" "$out/src"
+  run chmod -R u+w "$out/src"
+  run env "${GO_ENV[@]}" nice go -C "$out/src" build -trimpath -tags timetzdata -ldflags "-s -w" -o "$out/manager" ./cmd
+  run command kubectl kustomize "$out/src/config/installation" -o "$out/manifest.yaml"
+  run rm -rf "$out/src"
+  run tar -cf "$out/rootfs.tar" --owner=0 --group=0 -C "$out" manager -C / etc/ssl/certs/ca-certificates.crt
   import_operator_image "$out" "$3"
 }
 import_operator_image() { # OUT IMAGE

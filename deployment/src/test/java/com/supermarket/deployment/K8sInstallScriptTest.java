@@ -65,27 +65,31 @@ class K8sInstallScriptTest {
 
         OPERATORS.forEach((main, image) -> {
             String module = main.replace("/cmd@", "@");
-            int build = first(s -> s.words().contains("go") && s.words().contains("install") && s.words().contains(main));
-            int kustomize = first(s -> s.words().containsAll(List.of("kubectl", "kustomize"))
-                    && s.words().stream().anyMatch(w -> w.contains(module) && w.endsWith("/config/installation")));
+            int download = first(s -> s.words().containsAll(List.of("go", "mod", "download", module)));
+            Step copy = STEPS.get(first(s -> s.words().size() == 4 && s.words().subList(0, 3).equals(List.of("cp", "-r", "<" + module + ">"))));
+            String src = copy.words().get(3);
+            Path partial = Path.of(src).getParent();
+            Path built = Path.of(partial.toString().replaceFirst("\\.partial$", ""));
+            int build = first(s -> s.words().containsAll(List.of("go", "build", "./cmd")) && s.words().contains(src));
+            int kustomize = first(s -> s.words().containsAll(List.of("kubectl", "kustomize", src + "/config/installation")));
             List<String> render = STEPS.get(kustomize).words();
             Path rendered = Path.of(render.get(render.indexOf("-o") + 1));
-            Path built = Path.of(rendered.getParent().toString().replaceFirst("\\.partial$", ""));
-            int moved = first(s -> s.words().equals(List.of("mv", rendered.getParent().toString(), built.toString())));
+            int moved = first(s -> s.words().equals(List.of("mv", partial.toString(), built.toString())));
             int imported = first(s -> s.words().containsAll(List.of("docker", "import")) && s.words().getLast().equals(image));
             int applied = first(s -> s.words().size() == 3 && s.words().get(0).equals("cp")
                     && s.words().get(1).equals(built.resolve(rendered.getFileName()).toString()));
 
+            assertThat(STEPS.get(download).words()).as(module).anySatisfy(w -> assertThat(w).startsWith("GOPATH=" + CACHE + "/"));
             assertThat(STEPS.get(build).words()).as(main).contains("CGO_ENABLED=0", "-trimpath")
-                    .anySatisfy(w -> assertThat(w).startsWith("GOPATH=" + CACHE + "/"));
-            assertThat(built).as("the manifest rendered into the cache, moved into place when whole").startsWithRaw(CACHE)
-                    .isNotEqualTo(rendered.getParent());
-            assertThat(moved).isBetween(kustomize, applied);
+                    .containsSubsequence("-C", src).anySatisfy(w -> assertThat(w).startsWith("GOPATH=" + CACHE + "/"));
+            assertThat(rendered.getParent()).as("the manifest rendered into the cache, moved into place when whole")
+                    .isEqualTo(partial).startsWithRaw(CACHE).isNotEqualTo(built);
             assertThat(STEPS.get(imported).words()).as(image).contains("USER 65532:65532");
+            assertThat(download).isLessThan(build);
             assertThat(build).as(main + " built before its image is made and loaded").isLessThan(imported);
             assertThat(imported).isLessThan(load);
             assertThat(load).as(image + " loaded before its manifest is applied").isLessThan(applied);
-            assertThat(kustomize).isLessThan(applied);
+            assertThat(moved).isBetween(kustomize, applied);
         });
     }
 
