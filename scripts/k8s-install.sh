@@ -204,9 +204,21 @@ without_cert_manager_objects() {
 
 # The Topology Operator's webhook serving certificate, self-signed for its Service's names, in
 # the Secret its Deployment mounts (the release manifest has cert-manager issue it). Prints the
-# certificate as the webhooks' CA bundle.
+# certificate as the webhooks' CA bundle. The Secret's certificate, if there is one, is kept: a
+# new one would reach the CA bundle at once but the running operator only when the kubelet
+# refreshes its mounted Secret, a minute in which the webhooks refuse every object.
 webhook_certificate() {
-  local service=messaging-topology-webhook-service.rabbitmq-system.svc dir
+  local service=messaging-topology-webhook-service.rabbitmq-system.svc dir existing=""
+  if $dry_run; then
+    kubectl get secret webhook-server-cert -n rabbitmq-system --ignore-not-found -o 'jsonpath={.data.tls\.crt}' >&2
+  else
+    existing="$(command kubectl --context "$CONTEXT" get secret webhook-server-cert -n rabbitmq-system \
+      --ignore-not-found -o 'jsonpath={.data.tls\.crt}')"
+  fi
+  if [[ -n "$existing" ]]; then
+    echo "$existing"
+    return 0
+  fi
   dir="$(mktemp -d)"
   run openssl req -x509 -newkey rsa:2048 -nodes -days 3650 -subj "/CN=$service" \
     -addext "subjectAltName=DNS:$service,DNS:$service.cluster.local" -keyout "$dir/tls.key" -out "$dir/tls.crt" >&2

@@ -93,6 +93,20 @@ class K8sInstallScriptTest {
         });
     }
 
+    /**
+     * A second {@code operators} keeps the webhook certificate of the first: a new one reaches the
+     * webhooks' CA bundle at once but the running operator's mounted Secret only a minute later, and
+     * every Queue and User the chart applies meanwhile is refused (x509: unknown authority).
+     */
+    @Test
+    void reusesTheTopologyOperatorsWebhookCertificateBeforeMakingOne() {
+        int read = first(s -> s.words().containsAll(List.of("kubectl", "get", "secret", "webhook-server-cert"))
+                && "rabbitmq-system".equals(s.namespace()));
+        int made = first(s -> s.words().containsAll(List.of("openssl", "req")));
+
+        assertThat(read).isLessThan(made);
+    }
+
     @Test
     void takesPrebuiltOperatorManifestsFromTheDirectoryNamedAndBuildsNothing() {
         List<Step> steps = ScriptTranscript.dryRun(SCRIPT, Map.of("K8S_LOCAL_CACHE", CACHE.toString(),
