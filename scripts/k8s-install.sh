@@ -5,9 +5,10 @@
 # chart's load-client Job and the exactly-once and GET checks inside the cluster.
 #
 # Usage: scripts/k8s-install.sh [options] [COMMAND...]   (no command: all of them, in this order)
-#   operators  the RabbitMQ Cluster and Messaging Topology Operators (their upstream manifests from
-#              $K8S_OPERATORS_DIR, every image renamed to a local tag and loaded into the nodes; the
-#              Topology Operator's webhook certificate made here, not by cert-manager), the
+#   operators  the RabbitMQ Cluster and Messaging Topology Operators, each built from its Go module
+#              (the manager, an image holding just it, the manifest its config/ renders; cached),
+#              every image the manifests name renamed to the local tag and loaded into the nodes;
+#              the Topology Operator's webhook certificate made here, not by cert-manager; the
 #              Prometheus Operator's CRDs (from its Go module); waits until Available
 #   images     the services' images (Maven package + the Dockerfile) and the stand-ins
 #              (scripts/images.sh), tagged as values-local.yaml names them, loaded into the nodes
@@ -21,12 +22,12 @@
 #   --run ID                load: the run's id (default run-<UTC time>)
 #   --dry-run               print every command and manifest instead of running them
 #   -h, --help              this help
-# Environment: K8S_LOCAL_CACHE (default /var/cache/supermarket-k8s): helm is built there from the Go
-# module proxy; K8S_OPERATORS_DIR (default $K8S_LOCAL_CACHE/operators/manifests) holds the operators'
-# release manifests, cluster-operator.yml and messaging-topology-operator-with-certmanager.yaml, and
-# their images must be in the Docker engine under the local tags below: the Go module proxy serves
-# neither as a buildable program (docs/kubernetes-install.md says how this machine's were had, and
-# why cert-manager is not installed). Needs the cluster up, Docker, Go, a JDK, openssl.
+# Environment: K8S_LOCAL_CACHE (default /var/cache/supermarket-k8s): helm and the operators are built
+# there from the Go module proxy (their modules in $K8S_LOCAL_CACHE/go). K8S_OPERATORS_DIR, if set,
+# holds the operators' release manifests instead (cluster-operator.yml,
+# messaging-topology-operator-with-certmanager.yaml), their images then already in the Docker engine
+# under the local tags below. docs/kubernetes-install.md says why cert-manager is not installed.
+# Needs the cluster up (its kubectl on the PATH), Docker, Go, a JDK, openssl.
 set -euo pipefail
 
 usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }
@@ -37,18 +38,20 @@ cd "$(dirname "$0")/.."
 # shellcheck source=scripts/lib/kubernetes.sh
 source scripts/lib/kubernetes.sh
 
-# Versions, one place: the operators are scripts/eks.sh's; the Prometheus Operator's CRDs are
-# the newest release the Go module proxy serves as a module.
+# Versions, one place. The operators: the Topology Operator is scripts/eks.sh's; the Cluster
+# Operator is the newest the Go module proxy serves (eks.sh's v2.21.0 it does not); the Prometheus
+# Operator's CRDs are the newest release the proxy serves as a module.
 readonly HELM_VERSION=v3.22.0
-readonly CLUSTER_OPERATOR_VERSION=2.21.0 TOPOLOGY_OPERATOR_VERSION=1.19.1
+readonly CLUSTER_OPERATOR_VERSION=v2.20.0 TOPOLOGY_OPERATOR_VERSION=v1.19.1
 readonly PROMETHEUS_OPERATOR_VERSION=v0.85.0
 readonly RELEASE=supermarket NAMESPACE=supermarket CONTEXT=kind-supermarket
 readonly VALUES=helm/supermarket/values-local.yaml
 readonly MODULES=(purchase-api store-service purchases-service load-client)
-# Each operator image as its manifest names it (any registry and tag) -> the local tag it runs as.
-readonly OPERATOR_IMAGES=(
-  "cluster-operator=supermarket-local/rabbitmq-cluster-operator:$CLUSTER_OPERATOR_VERSION"
-  "messaging-topology-operator=supermarket-local/messaging-topology-operator:$TOPOLOGY_OPERATOR_VERSION")
+# Each operator: its image as its manifest names it (any registry and tag) = its Go module@version
+# (both keep the manager's main package in cmd/) = the local tag it runs as = its release manifest.
+readonly OPERATORS=(
+  "cluster-operator=github.com/rabbitmq/cluster-operator/v2@$CLUSTER_OPERATOR_VERSION=supermarket-local/rabbitmq-cluster-operator:${CLUSTER_OPERATOR_VERSION#v}=cluster-operator.yml"
+  "messaging-topology-operator=github.com/rabbitmq/messaging-topology-operator@$TOPOLOGY_OPERATOR_VERSION=supermarket-local/messaging-topology-operator:${TOPOLOGY_OPERATOR_VERSION#v}=messaging-topology-operator-with-certmanager.yaml")
 # The stand-ins values-local.yaml names: scripts/images.sh's NAME:latest -> the tag, and what the
 # image must say of its version for that tag to be true.
 readonly STAND_INS=(
@@ -63,7 +66,9 @@ readonly BROKER_IMAGE="supermarket-local/rabbitmq:$RABBITMQ_VERSION"
 readonly KUBECTL_VERSION=1.35.4 KUBECTL_IMAGE=supermarket-local/kubectl:1.35.4
 
 CACHE="${K8S_LOCAL_CACHE:-/var/cache/supermarket-k8s}"
-OPERATORS_DIR="${K8S_OPERATORS_DIR:-$CACHE/operators/manifests}"
+OPERATORS_DIR="${K8S_OPERATORS_DIR:-}"
+# The operators' modules and build cache, apart from the user's.
+GO_ENV=(GOPATH="$CACHE/go" GOCACHE="$CACHE/go/build-cache" GOFLAGS=-modcacherw GOWORK=off CGO_ENABLED=0)
 HELM="$CACHE/bin/helm-$HELM_VERSION"
 stores=64 purchases_per_hour=50 run_id="" dry_run=false commands=()
 while (($#)); do
@@ -118,23 +123,74 @@ ensure_helm() {
 }
 
 # --- operators
+# build_operator OUT MODULE@VERSION IMAGE: into OUT the manager, built from a copy of the module
+# (as upstream's Dockerfile builds it: static, main package cmd/), a root file system holding just
+# it and the CA certificates, imported as IMAGE (run as a non-root user, as the manifest's
+# runAsNonRoot requires), and manifest.yaml, what the module's config/installation renders
+# (upstream's release manifest before its image is set; apply_operator renames the image).
+# Not `go install MODULE/cmd@VERSION`: that asks the proxy for the module's version list, which it
+# refuses for the Cluster Operator.
+build_operator() {
+  local out="$1" src="<$2>"
+  if $dry_run; then
+    run env "${GO_ENV[@]}" go mod download -json "$2"
+  else
+    src="$(env "${GO_ENV[@]}" go mod download -json "$2" | jq -r .Dir)"
+  fi
+  run cp -r "$src" "$out/src"
+  run chmod -R u+w "$out/src"
+  run env "${GO_ENV[@]}" nice go -C "$out/src" build -trimpath -tags timetzdata -ldflags "-s -w" -o "$out/manager" ./cmd
+  run command kubectl kustomize "$out/src/config/installation" -o "$out/manifest.yaml"
+  run rm -rf "$out/src"
+  run tar -cf "$out/rootfs.tar" --owner=0 --group=0 -C "$out" manager -C / etc/ssl/certs/ca-certificates.crt
+  import_operator_image "$out" "$3"
+}
+import_operator_image() { # OUT IMAGE
+  run docker import --change 'USER 65532:65532' --change 'ENTRYPOINT ["/manager"]' "$1/rootfs.tar" "$2"
+}
+
+# operator_dir MODULE@VERSION: where build_operator's output is cached, keyed by the module, its
+# version and the recipe (a changed one builds anew).
+operator_dir() {
+  local key
+  key="$(printf '%s\n' "$1" "${GO_ENV[*]}" "$(declare -f build_operator import_operator_image)" | sha256sum | cut -c1-16)"
+  echo "$CACHE/operators/${1//\//_}-$key"
+}
+
+# ensure_operator MODULE@VERSION IMAGE: builds it unless cached; imports its image again if gone.
+ensure_operator() {
+  local out started=$SECONDS
+  out="$(operator_dir "$1")"
+  if [[ -d "$out" ]]; then
+    log "$1: cached ($out)"
+    $dry_run || docker image inspect "$2" >/dev/null 2>&1 || import_operator_image "$out" "$2"
+    return 0
+  fi
+  log "$1: building from the Go module proxy"
+  run rm -rf "$out.partial"
+  run mkdir -p "$out.partial"
+  build_operator "$out.partial" "$1" "$2"
+  run mv "$out.partial" "$out"
+  log "$1: built in $((SECONDS - started)) s"
+}
+
 # The manifest's images renamed to the local tags (matched by name, whatever registry and tag it
 # had), its cert-manager objects left out and every webhook given the CA bundle $2 (base64), then
 # applied; kubectl waits for every Deployment of the namespace.
 apply_operator() { # manifest ca-bundle
-  local manifest="$OPERATORS_DIR/$1" renamed renames=() mapping name
-  $dry_run || [[ -f "$manifest" ]] || die "no $manifest: put the operators' release manifests in $OPERATORS_DIR (K8S_OPERATORS_DIR)"
+  local manifest="$1" renamed renames=() entry name image
+  $dry_run || [[ -f "$manifest" ]] || die "no $manifest (K8S_OPERATORS_DIR names the operators' release manifests)"
   renamed="$(mktemp)"
-  for mapping in "${OPERATOR_IMAGES[@]}"; do
-    name="${mapping%%=*}"
-    renames+=(-e "s#^([[:space:]-]*image:[[:space:]]*)\"?[^\"[:space:]]*/$name(:[^\"[:space:]]*)?\"?[[:space:]]*\$#\\1${mapping#*=}#")
+  for entry in "${OPERATORS[@]}"; do
+    IFS='=' read -r name _ image _ <<<"$entry"
+    renames+=(-e "s#^([[:space:]-]*image:[[:space:]]*)\"?[^\"[:space:]]*/$name(:[^\"[:space:]]*)?\"?[[:space:]]*\$#\\1$image#")
   done
   [[ -z "$2" ]] || renames+=(-e "s#^([[:space:]]*)clientConfig:[[:space:]]*\$#&\\n\\1  caBundle: $2#")
   run cp "$manifest" "$renamed"
   run sed -E -i "${renames[@]}" "$renamed"
   run without_cert_manager_objects "$renamed"
   $dry_run || ! grep -E '^[[:space:]-]*image:[[:space:]]*[^[:space:]]' "$renamed" | grep -v 'supermarket-local/' \
-    || die "$1 names an image with no local build (above)"
+    || die "$manifest names an image with no local build (above)"
   kubectl apply --server-side --force-conflicts -f "$renamed"
   run rm -f "$renamed"
   kubectl wait --for=condition=Available deployment --all -n rabbitmq-system --timeout=10m
@@ -148,9 +204,21 @@ without_cert_manager_objects() {
 
 # The Topology Operator's webhook serving certificate, self-signed for its Service's names, in
 # the Secret its Deployment mounts (the release manifest has cert-manager issue it). Prints the
-# certificate as the webhooks' CA bundle.
+# certificate as the webhooks' CA bundle. The Secret's certificate, if there is one, is kept: a
+# new one would reach the CA bundle at once but the running operator only when the kubelet
+# refreshes its mounted Secret, a minute in which the webhooks refuse every object.
 webhook_certificate() {
-  local service=messaging-topology-webhook-service.rabbitmq-system.svc dir
+  local service=messaging-topology-webhook-service.rabbitmq-system.svc dir existing=""
+  if $dry_run; then
+    kubectl get secret webhook-server-cert -n rabbitmq-system --ignore-not-found -o 'jsonpath={.data.tls\.crt}' >&2
+  else
+    existing="$(command kubectl --context "$CONTEXT" get secret webhook-server-cert -n rabbitmq-system \
+      --ignore-not-found -o 'jsonpath={.data.tls\.crt}')"
+  fi
+  if [[ -n "$existing" ]]; then
+    echo "$existing"
+    return 0
+  fi
   dir="$(mktemp -d)"
   run openssl req -x509 -newkey rsa:2048 -nodes -days 3650 -subj "/CN=$service" \
     -addext "subjectAltName=DNS:$service,DNS:$service.cluster.local" -keyout "$dir/tls.key" -out "$dir/tls.crt" >&2
@@ -168,13 +236,20 @@ webhook_certificate() {
 }
 
 cmd_operators() {
-  local mapping images=() crds
-  for mapping in "${OPERATOR_IMAGES[@]}"; do
-    images+=("${mapping#*=}")
+  local entry module image release images=() manifests=() crds
+  for entry in "${OPERATORS[@]}"; do
+    IFS='=' read -r _ module image release <<<"$entry"
+    images+=("$image")
+    if [[ -n "$OPERATORS_DIR" ]]; then
+      manifests+=("$OPERATORS_DIR/$release")
+    else
+      ensure_operator "$module" "$image"
+      manifests+=("$(operator_dir "$module")/manifest.yaml")
+    fi
   done
   run scripts/k8s-local.sh load "${images[@]}"
-  apply_operator cluster-operator.yml ""
-  apply_operator messaging-topology-operator-with-certmanager.yaml "$(webhook_certificate)"
+  apply_operator "${manifests[0]}" ""
+  apply_operator "${manifests[1]}" "$(webhook_certificate)"
   crds="<prometheus-operator@$PROMETHEUS_OPERATOR_VERSION>"
   $dry_run || crds="$(go mod download -json "github.com/prometheus-operator/prometheus-operator@$PROMETHEUS_OPERATOR_VERSION" | jq -r .Dir)"
   crds+=/example/prometheus-operator-crd

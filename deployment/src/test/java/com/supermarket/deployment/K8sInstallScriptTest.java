@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.Test;
 
@@ -22,12 +23,19 @@ import org.junit.jupiter.api.Test;
  * scripts/k8s-install.sh, the local install, checked offline (shellcheck, then its {@code --dry-run}
  * transcript): it loads every image values-local.yaml runs, starts the database the preset names
  * with the Secrets the chart reads before installing, installs with the preset and waits, runs
- * helm test, and checks a load run on every copy of every partition.
+ * helm test, and checks a load run on every copy of every partition. The operators are built from
+ * their Go modules into a cache that the dry run never creates, so the transcript is a first run's.
  */
 class K8sInstallScriptTest {
 
     private static final Path SCRIPT = DeploymentFiles.resolve("scripts/k8s-install.sh");
-    private static final List<Step> STEPS = ScriptTranscript.dryRun(SCRIPT);
+    private static final Path CACHE = Path.of(System.getProperty("java.io.tmpdir"), "k8s-install-cache-" + UUID.randomUUID());
+    private static final List<Step> STEPS = ScriptTranscript.dryRun(SCRIPT,
+            Map.of("K8S_LOCAL_CACHE", CACHE.toString(), "K8S_OPERATORS_DIR", ""));
+    /** Each operator's main package at the version the Go module proxy serves -> the local image built from it. */
+    private static final Map<String, String> OPERATORS = Map.of(
+            "github.com/rabbitmq/cluster-operator/v2/cmd@v2.20.0", "supermarket-local/rabbitmq-cluster-operator:2.20.0",
+            "github.com/rabbitmq/messaging-topology-operator/cmd@v1.19.1", "supermarket-local/messaging-topology-operator:1.19.1");
 
     @Test
     void passesShellcheck() {
@@ -45,10 +53,69 @@ class K8sInstallScriptTest {
 
         assertThat(loaded).containsAll(LocalPresetTest.images()).contains(database().getSpec().getTemplate().getSpec()
                 .getContainers().getFirst().getImage()).allSatisfy(HelmChartTest::assertPinned);
-        assertThat(loaded).filteredOn(i -> i.contains("operator")).containsExactly(
-                "supermarket-local/rabbitmq-cluster-operator:2.21.0", "supermarket-local/messaging-topology-operator:1.19.1");
+        assertThat(loaded).filteredOn(i -> i.contains("operator")).containsExactlyInAnyOrderElementsOf(OPERATORS.values());
         assertThat(first(s -> s.words().get(0).equals("scripts/k8s-local.sh")))
                 .isLessThan(first(s -> s.words().contains("apply")));
+    }
+
+    @Test
+    void buildsEachOperatorFromItsGoModuleAtThePinnedVersionBeforeLoadingAndApplyingIt() {
+        int load = first(s -> s.words().size() > 2 && s.words().get(0).equals("scripts/k8s-local.sh")
+                && s.words().containsAll(OPERATORS.values()));
+
+        OPERATORS.forEach((main, image) -> {
+            String module = main.replace("/cmd@", "@");
+            int download = first(s -> s.words().containsAll(List.of("go", "mod", "download", module)));
+            Step copy = STEPS.get(first(s -> s.words().size() == 4 && s.words().subList(0, 3).equals(List.of("cp", "-r", "<" + module + ">"))));
+            String src = copy.words().get(3);
+            Path partial = Path.of(src).getParent();
+            Path built = Path.of(partial.toString().replaceFirst("\\.partial$", ""));
+            int build = first(s -> s.words().containsAll(List.of("go", "build", "./cmd")) && s.words().contains(src));
+            int kustomize = first(s -> s.words().containsAll(List.of("kubectl", "kustomize", src + "/config/installation")));
+            List<String> render = STEPS.get(kustomize).words();
+            Path rendered = Path.of(render.get(render.indexOf("-o") + 1));
+            int moved = first(s -> s.words().equals(List.of("mv", partial.toString(), built.toString())));
+            int imported = first(s -> s.words().containsAll(List.of("docker", "import")) && s.words().getLast().equals(image));
+            int applied = first(s -> s.words().size() == 3 && s.words().get(0).equals("cp")
+                    && s.words().get(1).equals(built.resolve(rendered.getFileName()).toString()));
+
+            assertThat(STEPS.get(download).words()).as(module).anySatisfy(w -> assertThat(w).startsWith("GOPATH=" + CACHE + "/"));
+            assertThat(STEPS.get(build).words()).as(main).contains("CGO_ENABLED=0", "-trimpath")
+                    .containsSubsequence("-C", src).anySatisfy(w -> assertThat(w).startsWith("GOPATH=" + CACHE + "/"));
+            assertThat(rendered.getParent()).as("the manifest rendered into the cache, moved into place when whole")
+                    .isEqualTo(partial).startsWithRaw(CACHE).isNotEqualTo(built);
+            assertThat(STEPS.get(imported).words()).as(image).contains("USER 65532:65532");
+            assertThat(download).isLessThan(build);
+            assertThat(build).as(main + " built before its image is made and loaded").isLessThan(imported);
+            assertThat(imported).isLessThan(load);
+            assertThat(load).as(image + " loaded before its manifest is applied").isLessThan(applied);
+            assertThat(moved).isBetween(kustomize, applied);
+        });
+    }
+
+    /**
+     * A second {@code operators} keeps the webhook certificate of the first: a new one reaches the
+     * webhooks' CA bundle at once but the running operator's mounted Secret only a minute later, and
+     * every Queue and User the chart applies meanwhile is refused (x509: unknown authority).
+     */
+    @Test
+    void reusesTheTopologyOperatorsWebhookCertificateBeforeMakingOne() {
+        int read = first(s -> s.words().containsAll(List.of("kubectl", "get", "secret", "webhook-server-cert"))
+                && "rabbitmq-system".equals(s.namespace()));
+        int made = first(s -> s.words().containsAll(List.of("openssl", "req")));
+
+        assertThat(read).isLessThan(made);
+    }
+
+    @Test
+    void takesPrebuiltOperatorManifestsFromTheDirectoryNamedAndBuildsNothing() {
+        List<Step> steps = ScriptTranscript.dryRun(SCRIPT, Map.of("K8S_LOCAL_CACHE", CACHE.toString(),
+                "K8S_OPERATORS_DIR", "/prebuilt"), "operators");
+
+        assertThat(steps).noneSatisfy(s -> assertThat(s.words()).contains("go", "install"));
+        assertThat(steps).noneSatisfy(s -> assertThat(s.words()).contains("docker"));
+        assertThat(steps).filteredOn(s -> s.words().get(0).equals("cp")).extracting(s -> s.words().get(1))
+                .containsExactly("/prebuilt/cluster-operator.yml", "/prebuilt/messaging-topology-operator-with-certmanager.yaml");
     }
 
     @Test

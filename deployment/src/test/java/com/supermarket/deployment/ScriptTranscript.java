@@ -42,9 +42,14 @@ final class ScriptTranscript {
 
     /** The script's {@code --dry-run} transcript: every "+ " line, with the manifest of a here-document. */
     static List<Step> dryRun(Path script, String... args) {
+        return dryRun(script, Map.of(), args);
+    }
+
+    /** The transcript of the script run with these environment variables besides the inherited ones. */
+    static List<Step> dryRun(Path script, Map<String, String> env, String... args) {
         List<String> command = new ArrayList<>(List.of("bash", script.toString(), "--dry-run"));
         command.addAll(List.of(args));
-        Result result = exec(command, Map.of());
+        Result result = exec(command, env);
         assertThat(result.status()).as("%s --dry-run %s: %s", script.getFileName(), String.join(" ", args), result.output()).isZero();
         List<Step> steps = new ArrayList<>();
         String[] lines = result.output().split("\n");
