@@ -182,8 +182,9 @@ an external one, the service's own Secret (external.serviceSecrets) or the share
 The Deployment of one service; the three services differ only in the arguments. Takes a dict:
 root ($), component (name), values (the service's values), serviceAccountName, strategy
 (optional), autoscaled (bool: leave replicas to the HPA), extraEnv (rendered env entries),
-stateVolume (optional dict mountPath, size, storageClassName: makes it a StatefulSet whose pod keeps
-a PersistentVolumeClaim "state" mounted there across restarts and rescheduling), name (optional:
+stateVolume (optional dict mountPath, size, storageClassName, deletedWithSet: makes it a StatefulSet
+whose pod keeps a PersistentVolumeClaim "state" mounted there across restarts and rescheduling, the
+claims deleted with the StatefulSet when deletedWithSet), name (optional:
 the workload's name, default the component's), podLabels (optional dict: further labels of its
 pods), selectorLabels (optional dict: further labels of its selector, a subset of podLabels),
 spreadKey (the label of matchLabelKeys in its topology spread constraints, default
@@ -217,6 +218,11 @@ spec:
   # Every pod at once: pod n waits for no lower ordinal to be Ready, since a pod with an empty volume
   # is Ready only once a copy of its own partition has answered it (immutable once created).
   podManagementPolicy: Parallel
+  {{- if $state.deletedWithSet }}
+  persistentVolumeClaimRetentionPolicy:
+    whenDeleted: Delete
+    whenScaled: Retain
+  {{- end }}
   {{- end }}
   {{- with .strategy }}
   strategy:
