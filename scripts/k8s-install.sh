@@ -37,15 +37,14 @@ die() { log "ERROR: $*"; exit 1; }
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/lib/kubernetes.sh
 source scripts/lib/kubernetes.sh
+# shellcheck source=scripts/lib/k8s-platform.sh
+source scripts/lib/k8s-platform.sh
 
 # Versions, one place. The operators: the Topology Operator is scripts/eks.sh's; the Cluster
 # Operator is the newest the Go module proxy serves (eks.sh's v2.21.0 it does not); the Prometheus
 # Operator's CRDs are the newest release the proxy serves as a module.
-readonly HELM_VERSION=v3.22.0
 readonly CLUSTER_OPERATOR_VERSION=v2.20.0 TOPOLOGY_OPERATOR_VERSION=v1.19.1
 readonly PROMETHEUS_OPERATOR_VERSION=v0.85.0
-readonly RELEASE=supermarket NAMESPACE=supermarket CONTEXT=kind-supermarket
-readonly VALUES=helm/supermarket/values-local.yaml
 readonly MODULES=(purchase-api store-service purchases-service load-client)
 # Each operator: its image as its manifest names it (any registry and tag) = its Go module@version
 # (both keep the manager's main package in cmd/) = the local tag it runs as = its release manifest.
@@ -65,11 +64,9 @@ readonly BROKER_IMAGE="supermarket-local/rabbitmq:$RABBITMQ_VERSION"
 # The topology-sync Job's kubectl: the one scripts/k8s-local.sh builds (the cluster's version).
 readonly KUBECTL_VERSION=1.35.4 KUBECTL_IMAGE=supermarket-local/kubectl:1.35.4
 
-CACHE="${K8S_LOCAL_CACHE:-/var/cache/supermarket-k8s}"
 OPERATORS_DIR="${K8S_OPERATORS_DIR:-}"
 # The operators' modules and build cache, apart from the user's.
 GO_ENV=(GOPATH="$CACHE/go" GOCACHE="$CACHE/go/build-cache" GOFLAGS=-modcacherw GOWORK=off CGO_ENABLED=0)
-HELM="$CACHE/bin/helm-$HELM_VERSION"
 stores=64 purchases_per_hour=50 run_id="" dry_run=false commands=()
 while (($#)); do
   case "$1" in
@@ -86,41 +83,6 @@ done
 run_id="${run_id:-run-$(date -u +%Y%m%d-%H%M%S)}"
 [[ "$run_id" =~ ^[a-z0-9]([-a-z0-9]{0,18}[a-z0-9])?$ ]] || die "--run: 1-20 lowercase letters, digits or -, not at either end"
 ((stores >= 1 && stores <= 128)) || die "--stores: 1..128 (values-local.yaml's platform.maxStores)"
-
-# Every command that touches the cluster or builds goes through run, so --dry-run prints what a
-# real run does, in order.
-run() {
-  if $dry_run; then
-    [[ "$1" != command ]] || shift
-    printf '+'; printf ' %q' "$@"; printf '\n'
-  else
-    "$@"
-  fi
-}
-kubectl() { run command kubectl --context "$CONTEXT" "$@"; }
-helm() { run "$HELM" --kube-context "$CONTEXT" "$@"; }
-# A manifest on standard input (built with jq, so values are quoted safely); printed under --dry-run.
-apply_json() {
-  if $dry_run; then
-    printf '+ kubectl apply -f - <<EOF\n%s\nEOF\n' "$(jq -c . <<<"$1")"
-  else
-    command kubectl --context "$CONTEXT" apply -f - <<<"$1"
-  fi
-}
-timed() { # what COMMAND...: runs it and logs how long it took
-  local what="$1" started=$SECONDS; shift
-  "$@"
-  log "$what took $((SECONDS - started)) s"
-}
-
-# --- tools
-ensure_helm() {
-  [[ -x "$HELM" ]] && return 0
-  log "building helm $HELM_VERSION from the Go module proxy (a few minutes)"
-  run mkdir -p "$CACHE/bin"
-  run env GOBIN="$CACHE/bin/helm-build" CGO_ENABLED=0 go install "helm.sh/helm/v3/cmd/helm@$HELM_VERSION"
-  run mv "$CACHE/bin/helm-build/helm" "$HELM"
-}
 
 # --- operators
 # build_operator OUT MODULE@VERSION IMAGE: into OUT the manager, built from a copy of the module
@@ -310,7 +272,8 @@ password_of() {
 }
 
 # MariaDB as compose runs it (deploy/images/mariadb): the schema owner is the migrations' user,
-# purchases-service's own user may SELECT and INSERT only (deploy/mysql/runtime-user.sh).
+# purchases-service's own user may SELECT and INSERT only (deploy/mysql/runtime-user.sh). It keeps
+# its data on the pod (emptyDir), so it runs on the control-plane node, which no step drains.
 mariadb() {
   apply_json "$(secret_json supermarket-mysql-root password "$(password_of supermarket-mysql-root)")"
   apply_json "$(secret_json supermarket-mysql-migrations username supermarket password "$(password_of supermarket-mysql-migrations)")"
@@ -321,11 +284,11 @@ mariadb() {
   apply_json "$(jq -n --arg ns "$NAMESPACE" '{apiVersion: "v1", kind: "Service",
     metadata: {name: "supermarket-mysql", namespace: $ns},
     spec: {selector: {app: "supermarket-mysql"}, ports: [{name: "mysql", port: 3306, targetPort: 3306}]}}')"
-  apply_json "$(jq -n --arg ns "$NAMESPACE" '
+  apply_json "$(jq -n --arg ns "$NAMESPACE" --argjson placement "$CONTROL_PLANE_PLACEMENT" '
     def secret($name; $key): {valueFrom: {secretKeyRef: {name: $name, key: $key}}};
     {apiVersion: "apps/v1", kind: "Deployment", metadata: {name: "supermarket-mysql", namespace: $ns},
      spec: {replicas: 1, strategy: {type: "Recreate"}, selector: {matchLabels: {app: "supermarket-mysql"}},
-      template: {metadata: {labels: {app: "supermarket-mysql"}}, spec: {containers: [{
+      template: {metadata: {labels: {app: "supermarket-mysql"}}, spec: ({containers: [{
         name: "mariadb", image: "supermarket-local/mariadb:10.11", imagePullPolicy: "Never",
         args: ["--innodb-buffer-pool-size=64M"],
         env: [
@@ -339,7 +302,7 @@ mariadb() {
           periodSeconds: 5},
         resources: {requests: {cpu: "100m", memory: "512Mi"}, limits: {cpu: "1", memory: "512Mi"}},
         volumeMounts: [{name: "init", mountPath: "/docker-entrypoint-initdb.d"}, {name: "data", mountPath: "/var/lib/mysql"}]}],
-       volumes: [{name: "init", configMap: {name: "supermarket-mysql-init"}}, {name: "data", emptyDir: {}}]}}}}')"
+       volumes: [{name: "init", configMap: {name: "supermarket-mysql-init"}}, {name: "data", emptyDir: {}}]} + $placement)}}}')"
   kubectl rollout status deployment/supermarket-mysql -n "$NAMESPACE" --timeout=10m
 }
 
@@ -352,68 +315,16 @@ cmd_install() {
   timed "helm test" helm test "$RELEASE" -n "$NAMESPACE" --timeout 10m --logs
 }
 
-# --- load: the services' counts saved first (verify --save-baseline, in a pod), the chart's Job,
-# then both checks in a pod: `verify` against that baseline (an init container), `check-gets` once
-# it passed; the pod succeeds only if both do. The pods reach every service by its DNS name.
+# --- load: the services' counts saved first (save_baseline), the chart's Job, then check_run.
 cmd_load() {
-  local job="$RELEASE-load-client-$run_id" copy partition stores_urls=() baseline
+  local job="$RELEASE-load-client-$run_id"
   ensure_helm
-  # Copy by copy, each copy's partitions in order: the copy groups the two commands read.
-  for copy in 0 1; do
-    for partition in 0 1; do
-      stores_urls+=("$RELEASE-store-service$( ((copy == 0)) || echo "-c$copy")-$partition.$RELEASE-store-service")
-    done
-  done
-  run_check_pod baseline "$RELEASE-baseline-$run_id" "${stores_urls[@]}"
-  baseline='{}'
-  $dry_run || baseline=$(command kubectl --context "$CONTEXT" logs "$RELEASE-baseline-$run_id" -n "$NAMESPACE" \
-    | sed -n 's/^baseline: //p')
-  apply_json "$(jq -n --arg ns "$NAMESPACE" --arg name "$RELEASE-baseline-$run_id" --arg baseline "$baseline" \
-    '{apiVersion: "v1", kind: "ConfigMap", metadata: {name: $name, namespace: $ns}, data: {"baseline.json": $baseline}}')"
+  save_baseline
   timed "the load run" helm upgrade "$RELEASE" helm/supermarket -n "$NAMESPACE" --reuse-values \
     --set loadClient.enabled=true --set loadClient.run="$run_id" --set loadClient.maxStores="$stores" \
     --set loadClient.purchasesPerHour="$purchases_per_hour" --wait --wait-for-jobs --timeout 60m
   kubectl logs "job/$job" -n "$NAMESPACE" --tail=40
-  run_check_pod checks "$RELEASE-checks-$run_id" "${stores_urls[@]}"
-}
-
-# run_check_pod baseline|checks NAME STORE-POD-NAMES...: the load client's verify (saving the
-# baseline, or checking the run against it) and check-gets in a pod; waits for it and prints its log.
-run_check_pod() {
-  local kind="$1" pod="$2"; shift 2
-  kubectl delete pod "$pod" -n "$NAMESPACE" --ignore-not-found --wait=true
-  apply_json "$(jq -n --arg ns "$NAMESPACE" --arg name "$pod" --arg run "$run_id" --arg kind "$kind" \
-    --arg claim "$RELEASE-load-client-results" --arg image supermarket-local/supermarket/load-client:0.1.0 --args '
-    ($ARGS.positional | map(["--store-state-url", "http://\(.):8081"]) | add) as $states
-    | (["java", "-jar", "/app/app.jar", "verify", "--purchases-url", "http://supermarket-purchases-service:8082",
-        "--purchases-metrics-url", "http://supermarket-purchases-service:9090/actuator/prometheus", "--store-copies", "2"]
-       + ($ARGS.positional | map(["--store-metrics-url", "http://\(.):9090/actuator/prometheus"]) | add) + $states) as $verify
-    | {image: $image, imagePullPolicy: "Never",
-       env: [{name: "MYSQL_PASSWORD", valueFrom: {secretKeyRef: {name: "supermarket-mysql", key: "password"}}}],
-       securityContext: {readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: {drop: ["ALL"]}},
-       resources: {requests: {cpu: "100m", memory: "384Mi"}, limits: {cpu: "1", memory: "384Mi"}},
-       volumeMounts: [{name: "tmp", mountPath: "/tmp"}]} as $base
-    | {apiVersion: "v1", kind: "Pod", metadata: {name: $name, namespace: $ns},
-       spec: {restartPolicy: "Never", automountServiceAccountToken: false,
-         securityContext: {runAsNonRoot: true, runAsUser: 10001, runAsGroup: 10001, seccompProfile: {type: "RuntimeDefault"}},
-         volumes: [{name: "tmp", emptyDir: {}}]}}
-    | if $kind == "baseline" then
-        .spec.containers = [$base + {name: "baseline", command: (["sh", "-c",
-          "\"$@\" --save-baseline /tmp/baseline.json && echo \"baseline: $(cat /tmp/baseline.json)\"", "baseline"] + $verify)}]
-      else
-        .spec.volumes += [{name: "results", persistentVolumeClaim: {claimName: $claim, readOnly: true}},
-          {name: "baseline", configMap: {name: "supermarket-baseline-\($run)"}}]
-        | .spec.initContainers = [$base + {name: "verify",
-            command: ($verify + ["--baseline", "/baseline/baseline.json", "/results/\($run)/result.json"]),
-            volumeMounts: ($base.volumeMounts + [{name: "results", mountPath: "/results", readOnly: true},
-              {name: "baseline", mountPath: "/baseline", readOnly: true}])}]
-        | .spec.containers = [$base + {name: "check-gets", command: (["java", "-jar", "/app/app.jar", "check-gets",
-            "--base-url", "http://supermarket-purchase-api", "--jdbc-url", "jdbc:mysql://supermarket-mysql:3306/purchases",
-            "--db-user", "purchases", "--max-stores", "128", "--item-sample", "2000", "--store-copies", "2"] + $states)}]
-      end' "$@")"
-  kubectl wait --for=jsonpath='{.status.phase}'=Succeeded "pod/$pod" -n "$NAMESPACE" --timeout=30m \
-    || { kubectl logs "pod/$pod" -n "$NAMESPACE" --all-containers; die "$kind failed (its log above)"; }
-  kubectl logs "pod/$pod" -n "$NAMESPACE" --all-containers
+  check_run
 }
 
 cmd_uninstall() {

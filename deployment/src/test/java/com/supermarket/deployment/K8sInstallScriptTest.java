@@ -7,6 +7,7 @@ import com.supermarket.deployment.ScriptTranscript.Step;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
@@ -162,6 +163,19 @@ class K8sInstallScriptTest {
         assertThat(verify.getCommand()).contains("http://supermarket-store-service-c1-1.supermarket-store-service:9090/actuator/prometheus");
         assertThat(gets.getCommand()).contains("check-gets", "jdbc:mysql://supermarket-mysql:3306/purchases");
         assertThat(Collections.frequency(gets.getCommand(), "--store-state-url")).isEqualTo(4);
+    }
+
+    @Test
+    void runsTheDatabaseWithItsDataOnThePodWhereNoDrainOfAWorkerReachesIt() {
+        // Its data is on the pod (emptyDir): evicted from a drained worker, it would take every stored purchase.
+        PodSpec spec = database().getSpec().getTemplate().getSpec();
+
+        assertThat(spec.getVolumes()).anySatisfy(v -> assertThat(v.getEmptyDir()).isNotNull());
+        assertThat(spec.getNodeSelector()).containsEntry("node-role.kubernetes.io/control-plane", "");
+        assertThat(spec.getTolerations()).anySatisfy(t -> {
+            assertThat(t.getKey()).isEqualTo("node-role.kubernetes.io/control-plane");
+            assertThat(t.getEffect()).isEqualTo("NoSchedule");
+        });
     }
 
     private static Deployment database() {
