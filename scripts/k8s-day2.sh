@@ -10,7 +10,7 @@
 #                  then copy 1; 0 failed requests
 #   store-claim    a pod of store copy 1 deleted with its claim: it rebuilds from copy 0; 0 failed requests
 #   drain-broker   kubectl drain of the node holding broker 0 (the budgets respected), then uncordon
-#   drain-store    kubectl drain of the node holding store copy 0's partition 0, then uncordon
+#   drain-store    kubectl drain of the node holding the most store-service pods, then uncordon
 #   kill-broker    broker 1 deleted at once (--grace-period=0 --force)
 #   upgrade        helm upgrade from the previous chart version to this one, helm rollback, this one again
 #   copies         storeService.copies 2 -> 1 -> 2: copy 1 comes back empty and rebuilds from copy 0
@@ -168,7 +168,14 @@ drain() { # POD: drains the node it runs on, then makes it schedulable again
   kubectl uncordon "$node"
 }
 op_drain_broker() { drain "$RELEASE-rabbitmq-server-0"; }
-op_drain_store() { drain "$RELEASE-store-service-0"; }
+# The node holding the most store-service pods (4 on 3 workers: one holds two), the hardest to drain.
+op_drain_store() {
+  local pod="$RELEASE-store-service-0"
+  $dry_run || pod=$(command kubectl --context "$CONTEXT" get pods -n "$NAMESPACE" -o json \
+    -l app.kubernetes.io/component=store-service,app.kubernetes.io/instance="$RELEASE" \
+    | jq -r '[.items[] | {node: .spec.nodeName, pod: .metadata.name}] | group_by(.node) | max_by(length) | .[0].pod')
+  drain "$pod"
+}
 
 op_kill_broker() {
   kubectl delete pod "$RELEASE-rabbitmq-server-1" -n "$NAMESPACE" --grace-period=0 --force
