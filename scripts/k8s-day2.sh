@@ -187,6 +187,7 @@ op_upgrade() {
   if [[ -z "$previous" ]]; then
     previous=$(git log -n 1 --format=%H -S"version: $chart_version" -- helm/supermarket/Chart.yaml)^
   fi
+  git rev-parse -q --verify "$previous^{commit}" >/dev/null || die "no commit '$previous' here (a shallow clone? name it with --previous)"
   previous_chart=$(mktemp -d)
   git archive "$previous" helm/supermarket | tar -x -C "$previous_chart"
   log "from chart $(awk '$1 == "version:" { print $2 }' "$previous_chart/helm/supermarket/Chart.yaml") ($previous) to $chart_version"
