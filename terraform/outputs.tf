@@ -29,18 +29,18 @@ output "ecr_repository_urls" {
 }
 
 output "rds_endpoint" {
-  description = "RDS MySQL endpoint (host:port)."
-  value       = aws_db_instance.purchases.endpoint
+  description = "RDS MySQL endpoint (host:port); empty on the dynamodb store."
+  value       = var.purchases_store == "mysql" ? aws_db_instance.purchases[0].endpoint : ""
 }
 
 output "rds_jdbc_url" {
-  description = "JDBC URL of the purchases database: the chart's persistence.mysql.url."
-  value       = "jdbc:mysql://${aws_db_instance.purchases.endpoint}/${aws_db_instance.purchases.db_name}"
+  description = "JDBC URL of the purchases database: the chart's persistence.mysql.url; empty on the dynamodb store."
+  value       = local.rds_jdbc_url
 }
 
 output "rds_master_user_secret_arn" {
-  description = "Secrets Manager secret holding the RDS master username and password (copy it into the chart's MySQL Secret)."
-  value       = aws_db_instance.purchases.master_user_secret[0].secret_arn
+  description = "Secrets Manager secret holding the RDS master username and password, which RDS rotates (scripts/eks.sh reads it to manage the database users); empty on the dynamodb store."
+  value       = var.purchases_store == "mysql" ? aws_db_instance.purchases[0].master_user_secret[0].secret_arn : ""
 }
 
 output "dynamodb_table_name" {
@@ -63,20 +63,25 @@ output "idempotency_redis_url" {
   value       = local.idempotency_redis_url
 }
 
+locals {
+  rds_jdbc_url = var.purchases_store == "mysql" ? "jdbc:mysql://${aws_db_instance.purchases[0].endpoint}/${aws_db_instance.purchases[0].db_name}" : ""
+  # The chart's mysql values only with RDS: its schema refuses an empty JDBC URL.
+  mysql_helm_values = {
+    for store, values in { mysql = { url = local.rds_jdbc_url, existingSecret = "supermarket-mysql" } } :
+    store => values if var.purchases_store == "mysql"
+  }
+}
+
 output "helm_values" {
   description = "Chart values derived from this infrastructure: terraform output -raw helm_values > values-eks.yaml."
   value = yamlencode({
     imageRegistry = "${data.aws_caller_identity.current.account_id}.dkr.ecr.${var.region}.amazonaws.com"
-    persistence = {
-      mysql = {
-        url            = "jdbc:mysql://${aws_db_instance.purchases.endpoint}/${aws_db_instance.purchases.db_name}"
-        existingSecret = "supermarket-mysql"
-      }
+    persistence = merge(local.mysql_helm_values, {
       dynamodb = {
         table  = aws_dynamodb_table.purchases.name
         region = var.region
       }
-    }
+    })
     purchasesService = {
       serviceAccount = {
         roleArn = aws_iam_role.purchases_service.arn

@@ -1,13 +1,20 @@
-# MySQL for purchases-service's mysql store. The master password is generated and kept by RDS in
-# Secrets Manager (manage_master_user_password), so it is never in Terraform code or state.
+# MySQL for purchases-service's mysql store, created only for it (purchases_store). The master
+# password is generated and kept by RDS in Secrets Manager (manage_master_user_password), so it is
+# never in Terraform code or state; RDS rotates it every 7 days, which is why nothing in the
+# cluster holds it: scripts/eks.sh reads it at each run only to manage the `migrations` and
+# `purchases` users (docs/operations.md, "Database and broker passwords").
 resource "aws_security_group" "rds" {
+  count = var.purchases_store == "mysql" ? 1 : 0
+
   name        = "${var.cluster_name}-rds"
   description = "MySQL from the EKS nodes only"
   vpc_id      = module.vpc.vpc_id
 }
 
 resource "aws_vpc_security_group_ingress_rule" "rds_from_nodes" {
-  security_group_id            = aws_security_group.rds.id
+  count = var.purchases_store == "mysql" ? 1 : 0
+
+  security_group_id            = aws_security_group.rds[0].id
   description                  = "MySQL from the EKS worker nodes"
   referenced_security_group_id = module.eks.node_security_group_id
   from_port                    = 3306
@@ -16,6 +23,8 @@ resource "aws_vpc_security_group_ingress_rule" "rds_from_nodes" {
 }
 
 resource "aws_db_instance" "purchases" {
+  count = var.purchases_store == "mysql" ? 1 : 0
+
   identifier     = "${var.cluster_name}-purchases"
   engine         = "mysql"
   engine_version = var.rds_engine_version
@@ -30,7 +39,7 @@ resource "aws_db_instance" "purchases" {
   manage_master_user_password = true
 
   db_subnet_group_name   = module.vpc.database_subnet_group_name
-  vpc_security_group_ids = [aws_security_group.rds.id]
+  vpc_security_group_ids = [aws_security_group.rds[0].id]
   publicly_accessible    = false
   multi_az               = var.rds_multi_az
 

@@ -53,6 +53,17 @@ variable "single_nat_gateway" {
   default     = true
 }
 
+variable "purchases_store" {
+  type        = string
+  description = "Where purchases-service stores purchases: mysql (RDS is created) or dynamodb (no RDS; the table is created either way, and costs nothing idle on demand). scripts/eks.sh passes its --store."
+  default     = "mysql"
+
+  validation {
+    condition     = contains(["mysql", "dynamodb"], var.purchases_store)
+    error_message = "purchases_store is mysql or dynamodb."
+  }
+}
+
 variable "rds_instance_class" {
   type        = string
   description = "Instance class of the RDS MySQL database that stores the purchases (mysql store)."

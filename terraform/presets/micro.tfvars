@@ -11,3 +11,6 @@ node_count = {
   max     = 5
   desired = 4
 }
+
+# The preset's store (values-<preset>.yaml's persistence.store); scripts/eks.sh --store overrides it.
+purchases_store = "mysql"

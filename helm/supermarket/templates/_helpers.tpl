@@ -179,6 +179,24 @@ an external one, the service's own Secret (external.serviceSecrets) or the share
 {{- end }}
 
 {{/*
+A checksum annotation per Secret that the rendered env entries (dict "root", "env": containers'
+and init containers' env as text) read by secretKeyRef, its value secretChecksums.<name>: set at
+each upgrade from the live Secret (scripts/eks.sh up), it rolls exactly the pods that read a
+changed password at start (docs/operations.md, "Database and broker passwords"). Not Helm's
+lookup: `helm template` and the chart's offline tests would need a cluster for it. The till keys'
+Secret is mounted and reread by the API, not read here: a rotation rolls nothing.
+*/}}
+{{- define "supermarket.secretChecksums" -}}
+{{- $names := list }}
+{{- range regexFindAll "secretKeyRef:\\s+name: \\S+" .env -1 }}
+{{- $names = append $names (regexReplaceAll "^secretKeyRef:\\s+name: " . "") }}
+{{- end }}
+{{- range $name := $names | uniq | sortAlpha }}
+{{ printf "checksum/secret-%s" $name | trunc 72 }}: {{ get $.root.Values.secretChecksums $name | quote }}
+{{- end }}
+{{- end }}
+
+{{/*
 The Deployment of one service; the three services differ only in the arguments. Takes a dict:
 root ($), component (name), values (the service's values), serviceAccountName, strategy
 (optional), autoscaled (bool: leave replicas to the HPA), extraEnv (rendered env entries),
@@ -242,6 +260,9 @@ spec:
       annotations:
         # Roll the pods when the shared settings change.
         checksum/config: {{ include (print $root.Template.BasePath "/configmap.yaml") $root | sha256sum }}
+        {{- with include "supermarket.secretChecksums" (dict "root" $root "env" (printf "%s\n%s\n%s" (include "supermarket.rabbitmqCredentialsEnv" $component) (.extraEnv | default "") (.initContainers | default ""))) | trim }}
+        {{- . | nindent 8 }}
+        {{- end }}
         {{- with $values.podAnnotations }}
         {{- toYaml . | nindent 8 }}
         {{- end }}

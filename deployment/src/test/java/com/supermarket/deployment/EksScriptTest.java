@@ -49,6 +49,7 @@ class EksScriptTest {
     /** Namespaces that exist in every cluster, and those the operators' own manifests create. */
     private static final Map<String, String> CREATED_BY_MANIFEST = Map.of(
             "cert-manager", "cert-manager.yaml", "rabbitmq-system", "cluster-operator.yml");
+    private static final String CERTIFICATE = "arn:aws:acm:us-east-1:123456789012:certificate/example";
 
     @Test
     void passesShellcheck() throws Exception {
@@ -66,7 +67,7 @@ class EksScriptTest {
     @ParameterizedTest(name = "{0} preset, {1} store")
     @CsvSource({"micro, mysql", "xlarge, dynamodb", "xlarge, mysql"})
     void upChecksTheQuotaFirstAndCreatesTheNamespaceBeforeItsFirstUse(String preset, String store) {
-        List<Step> steps = dryRun("--preset", preset, "--store", store, "up");
+        List<Step> steps = dryRun("--preset", preset, "--store", store, "--certificate-arn", CERTIFICATE, "up");
 
         int quota = first(steps, s -> s.words().containsAll(List.of("service-quotas", "get-service-quota"))
                 && s.words().contains("L-1216C47A"));
@@ -100,7 +101,7 @@ class EksScriptTest {
     @ParameterizedTest(name = "{0} preset, {1} store")
     @CsvSource({"micro, mysql", "xlarge, dynamodb"})
     void everyManifestUpAppliesIsAValidObjectWhoseSecretsExistFirst(String preset, String store) {
-        List<Step> steps = dryRun("--preset", preset, "--store", store, "up");
+        List<Step> steps = dryRun("--preset", preset, "--store", store, "--certificate-arn", CERTIFICATE, "up");
         List<HasMetadata> applied = steps.stream().map(Step::manifest).filter(m -> m != null).toList();
         assertThat(applied).isNotEmpty().allSatisfy(o -> assertThat(o.getMetadata().getName()).isNotBlank());
         assertThat(applied).filteredOn(o -> !(o instanceof Namespace))
@@ -132,7 +133,7 @@ class EksScriptTest {
     @ParameterizedTest(name = "{0} preset")
     @CsvSource({"micro", "xlarge"})
     void installsTheChartWithValuesThatRenderAndAnIdempotencyStore(String preset) {
-        List<Step> steps = dryRun("--preset", preset, "--tag", "1.2.3", "up");
+        List<Step> steps = dryRun("--preset", preset, "--tag", "1.2.3", "--certificate-arn", CERTIFICATE, "up");
         Step install = steps.get(first(steps, s -> s.words().containsAll(List.of("helm", "upgrade", "--install", "supermarket"))));
         assertThat(install.namespace()).isEqualTo("supermarket");
         assertThat(install.words()).contains("helm/supermarket/values-" + preset + ".yaml", "--wait");
@@ -150,7 +151,9 @@ class EksScriptTest {
     @Test
     void loadRunsTheClientAsAJobThatKeepsImageAndCommandAndWritesToItsClaim() {
         List<Step> steps = dryRun("--preset", "micro", "--run", "r7", "--stores", "100", "load");
-        Step upgrade = steps.get(first(steps, s -> s.words().containsAll(List.of("helm", "upgrade", "--reuse-values"))));
+        Step upgrade = steps.get(first(steps, s -> s.words().containsAll(List.of("helm", "upgrade", "supermarket"))));
+        assertThat(upgrade.words()).as("the chart's new defaults apply; the release's own values are kept")
+                .contains("--reset-then-reuse-values").doesNotContain("--reuse-values");
         Map<String, Object> sets = sets(upgrade);
         sets.put("purchaseApi.image.tag", "1.2.3");
         sets.put("loadClient.image.tag", "1.2.3");
@@ -235,39 +238,14 @@ class EksScriptTest {
 
     @Test
     void aRealRunExecutesExactlyWhatTheDryRunPrints(@TempDir Path dir) throws Exception {
-        // Stand-ins for the four tools that touch AWS or the cluster: each records its command line
-        // (and a manifest on its standard input) as --dry-run prints it, and answers as the
-        // placeholders of --dry-run read, so the two transcripts can be compared word for word.
-        Path bin = Files.createDirectories(dir.resolve("bin"));
+        Path bin = standIns(dir);
         Path log = dir.resolve("transcript");
-        String stub = """
-                #!/bin/bash
-                name=$(basename "$0")
-                if [[ "$name $1 $2 $3" == "kubectl apply -f -" ]]; then
-                  manifest=$(cat)
-                  if json=$(jq -c . <<<"$manifest" 2>/dev/null); then
-                    printf '+ kubectl apply -f - <<EOF\n%s\nEOF\n' "$json" >>"$EKS_LOG"
-                    exit 0
-                  fi
-                fi
-                { printf '+ %s' "$name"; printf ' %q' "$@"; printf '\n'; } >>"$EKS_LOG"
-                case "$name $*" in
-                  "terraform -chdir=terraform output -raw "*) printf '<terraform output %s>' "${@: -1}" ;;
-                  *describe-instance-types*) echo 2 ;;
-                  *get-service-quota*) echo 100.0 ;;
-                  *secretsmanager*) echo '{"username":"<master user>","password":"<master password>"}' ;;
-                  "kubectl get secret supermarket-mysql "*) printf '<generated>' | base64 ;;
-                esac
-                """;
-        for (String tool : List.of("aws", "terraform", "kubectl", "helm")) {
-            Files.writeString(bin.resolve(tool), stub);
-            Files.setPosixFilePermissions(bin.resolve(tool), PosixFilePermissions.fromString("rwxr-xr-x"));
-        }
         // Keys for two stores, issued beforehand (eks.sh issues the preset's 512 only when none exist).
         Path keys = dir.resolve("keys");
         assertThat(exec(List.of("bash", DeploymentFiles.resolve("scripts/till-keys.sh").toString(), "issue", "--dir",
                 keys.toString(), "--stores", "1-2"), Map.of()).status()).isZero();
-        List<String> args = List.of("--preset", "micro", "--store", "mysql", "--skip-images", "--keys", keys.toString(), "up");
+        List<String> args = List.of("--preset", "micro", "--store", "mysql", "--skip-images", "--keys", keys.toString(),
+                "--certificate-arn", CERTIFICATE, "up");
         List<String> command = new ArrayList<>(List.of("bash", SCRIPT.toString()));
         command.addAll(args);
 
@@ -277,7 +255,8 @@ class EksScriptTest {
         List<String> printed = new ArrayList<>();
         for (Step step : dryRun(args.toArray(String[]::new))) {
             // A pipeline's stages, of the stand-in tools only (the rest runs for real here).
-            for (String stage : (step.manifest() == null ? step.line() : step.line().replace(" <<EOF", "")).substring(2).split(" \\| ")) {
+            String line = step.line().replaceFirst("^\\+ retry [0-9]+x[0-9]+s: ", "+ ");
+            for (String stage : (step.manifest() == null ? line : line.replace(" <<EOF", "")).substring(2).split(" \\| ")) {
                 if (List.of("aws", "terraform", "kubectl", "helm").contains(stage.split(" ")[0])) {
                     printed.add(step.manifest() == null ? stage : stage + " <<EOF " + SERIALIZATION.asJson(step.manifest()));
                 }
@@ -303,6 +282,291 @@ class EksScriptTest {
     }
 
 
+    @Test
+    void upRollsTheStoreCopiesOneAfterTheOtherAndTestsOnceAllAreUpgraded() {
+        List<Step> steps = dryRun("--preset", "xlarge", "--certificate-arn", CERTIFICATE, "up");
+        List<Integer> upgrades = new ArrayList<>();
+        for (int i = 0; i < steps.size(); i++) {
+            if (steps.get(i).words().containsAll(List.of("helm", "upgrade", "--install", "supermarket"))) {
+                upgrades.add(i);
+            }
+        }
+        // values-xlarge.yaml: copies 2. Copy 0 first (copy 1 held at its revision), then copy 1.
+        assertThat(upgrades).hasSize(2);
+        assertThat(steps.get(upgrades.get(0)).words()).contains("storeService.upgradeCopies=1", "--wait");
+        assertThat(steps.get(upgrades.get(1)).words()).as("the last upgrade holds nothing, and leaves no hold in the release's values")
+                .noneMatch(w -> w.startsWith("storeService.upgradeCopies"));
+        int copy0 = first(steps, s -> s.words().containsAll(List.of("kubectl", "rollout", "status", "statefulset/supermarket-store-service")));
+        int copy1 = first(steps, s -> s.words().containsAll(List.of("kubectl", "rollout", "status", "statefulset/supermarket-store-service-c1")));
+        int helmTest = first(steps, s -> s.words().containsAll(List.of("helm", "test", "supermarket")));
+        assertThat(List.of(upgrades.get(0), copy0, upgrades.get(1), copy1, helmTest)).as("one copy at a time").isSorted();
+        assertThat(steps.get(copy0).words()).anyMatch(w -> w.startsWith("--timeout"));
+    }
+
+    @ParameterizedTest(name = "live Service cluster IP {0}, StatefulSets {1}")
+    @CsvSource({"10.100.7.7, OrderedReady OrderedReady, true, true", "None, OrderedReady, false, true",
+            "None, Parallel Parallel, false, false", "'', '', false, false"})
+    void upDeletesWhatKubernetesCannotChangeInPlaceBeforeUpgradingARelease(String clusterIp, String policies,
+            boolean deletesService, boolean orphansStatefulSets, @TempDir Path dir) throws Exception {
+        Path keys = dir.resolve("keys");
+        assertThat(exec(List.of("bash", DeploymentFiles.resolve("scripts/till-keys.sh").toString(), "issue", "--dir",
+                keys.toString(), "--stores", "1-2"), Map.of()).status()).isZero();
+        Result run = realRun(dir, """
+                case "$name $*" in
+                  "kubectl get service supermarket-store-service "*) printf '%s' '%CLUSTER_IP%'; exit 0 ;;
+                  "kubectl get statefulset "*podManagementPolicy*) printf '%s' '%POLICIES%'; exit 0 ;;
+                esac
+                """.replace("%CLUSTER_IP%", clusterIp).replace("%POLICIES%", policies),
+                "--preset", "xlarge", "--skip-images", "--keys", keys.toString(), "--certificate-arn", CERTIFICATE, "up");
+        assertThat(run.status()).as(run.output()).isZero();
+
+        List<String> commands = executed(dir);
+        int upgrade = firstLine(commands, c -> c.startsWith("+ helm upgrade --install supermarket"));
+        Predicate<String> deleteService = c -> c.startsWith("+ kubectl delete service supermarket-store-service -n supermarket");
+        Predicate<String> orphan = c -> c.startsWith("+ kubectl delete statefulset -n supermarket")
+                && c.contains("--cascade=orphan") && c.contains("app.kubernetes.io/component=store-service");
+        assertThat(commands.stream().anyMatch(deleteService)).as("chart 0.3's headless Service over a cluster IP").isEqualTo(deletesService);
+        assertThat(commands.stream().anyMatch(orphan)).as("chart 0.4's podManagementPolicy").isEqualTo(orphansStatefulSets);
+        if (deletesService) {
+            assertThat(firstLine(commands, deleteService)).isLessThan(upgrade);
+        }
+        if (orphansStatefulSets) {
+            assertThat(firstLine(commands, orphan)).isLessThan(upgrade);
+            assertThat(commands).noneMatch(c -> c.contains("delete pvc") || c.contains("delete pod"));
+        }
+    }
+
+    @ParameterizedTest(name = "{0} store")
+    @CsvSource({"mysql", "dynamodb"})
+    void upGivesTheChartAChecksumOfEverySecretThePodsReadSoARotatedPasswordRollsThem(String store) {
+        List<Step> steps = dryRun("--preset", "micro", "--store", store, "--certificate-arn", CERTIFICATE, "up");
+        Step install = steps.get(first(steps, s -> s.words().containsAll(List.of("helm", "upgrade", "--install", "supermarket"))));
+        Map<String, Object> sets = sets(install);
+        List<HasMetadata> objects = HelmChart.objects(HelmChart.template(
+                DeploymentFiles.resolve("helm/supermarket/values-micro.yaml"), sets));
+        int annotated = 0;
+        for (HelmChartTest.Workload workload : HelmChartTest.workloads(objects)) {
+            for (Map.Entry<String, String> annotation : workload.template().getMetadata().getAnnotations().entrySet()) {
+                if (annotation.getKey().startsWith("checksum/secret-")) {
+                    String secret = annotation.getKey().substring("checksum/secret-".length());
+                    assertThat(annotation.getValue()).as("%s on %s", annotation.getKey(), workload.name())
+                            .matches("[0-9a-f]{64}").isEqualTo(sets.get("secretChecksums." + secret));
+                    int read = first(steps, s -> s.words().containsAll(List.of("kubectl", "get", "secret", secret))
+                            && s.words().contains("jsonpath={.data}"));
+                    assertThat(read).as("read before the upgrade").isLessThan(steps.indexOf(install));
+                    annotated++;
+                }
+            }
+        }
+        assertThat(annotated).isGreaterThanOrEqualTo(store.equals("mysql") ? 5 : 3);
+    }
+
+    @Test
+    void loadRefusesToUpgradeAReleaseOfAnotherChartVersion(@TempDir Path dir) throws Exception {
+        Result run = realRun(dir, """
+                case "$name $*" in
+                  "helm list "*) echo '[{"name":"supermarket","chart":"supermarket-0.2.0"}]'; exit 0 ;;
+                esac
+                """, "--run", "r1", "load");
+        assertThat(run.status()).isEqualTo(1);
+        assertThat(run.output()).contains("supermarket-0.2.0", "scripts/eks.sh up");
+        assertThat(executed(dir)).noneMatch(c -> c.startsWith("+ helm upgrade"));
+    }
+
+    @Test
+    void upRefusesToSendTillKeysOverPlainHttpUnlessTold() {
+        Result refused = exec(List.of("bash", SCRIPT.toString(), "--dry-run", "--inbound-cidr", "203.0.113.0/24", "up"), Map.of());
+        assertThat(refused.status()).isEqualTo(1);
+        assertThat(refused.output()).contains("--certificate-arn", "--insecure-http").doesNotContain("+ terraform");
+
+        List<Step> steps = dryRun("--insecure-http", "--inbound-cidr", "203.0.113.0/24", "up");
+        Step install = steps.get(first(steps, s -> s.words().containsAll(List.of("helm", "upgrade", "--install", "supermarket"))));
+        assertThat(install.words()).contains("purchaseApi.ingress.inboundCidrs={203.0.113.0/24}")
+                .noneMatch(w -> w.startsWith("purchaseApi.ingress.certificateArn"));
+        Step withCertificate = dryRun("--certificate-arn", CERTIFICATE, "up").stream()
+                .filter(s -> s.words().containsAll(List.of("helm", "upgrade", "--install", "supermarket"))).findFirst().orElseThrow();
+        assertThat(withCertificate.words()).contains("purchaseApi.ingress.certificateArn=" + CERTIFICATE);
+    }
+
+    @Test
+    void upRetriesTheOperatorsWhileCertManagersWebhookCannotServeYet() {
+        List<Step> steps = dryRun("--certificate-arn", CERTIFICATE, "up");
+        for (String manifest : List.of("/cluster-operator.yml", "/messaging-topology-operator-with-certmanager.yaml")) {
+            Step apply = steps.get(first(steps, s -> s.words().contains("apply") && s.words().stream().anyMatch(w -> w.endsWith(manifest))));
+            assertThat(apply.line()).as("bounded retries of " + manifest).matches("\\+ retry [0-9]+x[0-9]+s: kubectl apply .*");
+        }
+        int certManager = first(steps, s -> s.words().contains("apply") && s.words().stream().anyMatch(w -> w.endsWith("/cert-manager.yaml")));
+        int clusterOperator = first(steps, s -> s.line().startsWith("+ retry") && s.line().contains("cluster-operator.yml"));
+        assertThat(certManager).isLessThan(clusterOperator);
+    }
+
+    @Test
+    void upKeepsTheRdsMasterPasswordOutOfTheCluster() {
+        List<Step> steps = dryRun("--preset", "micro", "--store", "mysql", "--certificate-arn", CERTIFICATE, "up");
+        Map<String, Integer> master = new LinkedHashMap<>();
+        for (int i = 0; i < steps.size(); i++) {
+            if (steps.get(i).manifest() instanceof Secret secret && secret.getStringData().containsValue("<master password>")) {
+                master.put(secret.getMetadata().getName(), i);
+            }
+        }
+        assertThat(master).as("the master password reaches the admin pod only").hasSize(1);
+        String name = master.keySet().iterator().next();
+        assertThat(name).isNotIn("supermarket-mysql", "supermarket-mysql-migrations");
+        int admin = first(steps, s -> s.manifest() instanceof Pod);
+        int done = first(steps, s -> s.words().contains("pod/mysql-admin") && s.words().contains("wait"));
+        int deleted = first(steps, s -> s.words().containsAll(List.of("kubectl", "delete", "secret", name)));
+        assertThat(List.of(master.get(name), admin, done, deleted)).isSorted();
+
+        Secret migrations = steps.stream().map(Step::manifest).filter(Secret.class::isInstance).map(Secret.class::cast)
+                .filter(s -> s.getMetadata().getName().equals("supermarket-mysql-migrations")).findFirst().orElseThrow();
+        assertThat(migrations.getStringData()).containsEntry("username", "migrations")
+                .doesNotContainValue("<master user>").doesNotContainValue("<master password>");
+        String sql = String.join(" ", ((Pod) steps.get(admin).manifest()).getSpec().getContainers().getFirst().getCommand());
+        assertThat(sql).contains("GRANT ALL PRIVILEGES ON purchases.* TO 'migrations'", "GRANT SELECT, INSERT ON purchases.* TO 'purchases'");
+    }
+
+    @Test
+    void keysPublishesTheHashesHelmTestsKeyAndTheLoadClientsKeys() {
+        List<Step> steps = dryRun("keys");
+        assertThat(steps).anySatisfy(s -> assertThat(s.line()).startsWith("+ scripts/till-keys.sh secret")
+                .contains("--test-store 1").endsWith("| kubectl apply -f -"));
+        assertThat(steps).anySatisfy(s -> assertThat(s.manifest()).isInstanceOfSatisfying(Secret.class,
+                secret -> assertThat(secret.getMetadata().getName()).isEqualTo("supermarket-load-client-keys")));
+        assertThat(steps).noneMatch(s -> s.words().contains("terraform") || s.words().contains("helm"));
+
+        // The documented rotation publishes all three (a key of store 1 rotated but not re-sent to
+        // helm test or the load client answers 401 once the grace period is over).
+        String operations = DeploymentFiles.read("docs/operations.md");
+        String rotation = operations.substring(operations.indexOf("## Till keys: issue and rotate"));
+        rotation = rotation.substring(0, rotation.indexOf("\n## ", 5));
+        assertThat(rotation).contains("scripts/eks.sh keys");
+        assertThat(rotation.lines().filter(l -> l.startsWith("scripts/till-keys.sh secret")))
+                .isNotEmpty().allSatisfy(l -> assertThat(l).contains("--test-store"));
+        assertThat(rotation).contains("supermarket-load-client-keys");
+    }
+
+    @Test
+    void downReachesTerraformDestroyWhenTheClusterNeverCameUp(@TempDir Path dir) throws Exception {
+        Result run = realRun(dir, """
+                case "$name $*" in
+                  "aws eks update-kubeconfig "*) echo "An error occurred (ResourceNotFoundException)" >&2; exit 254 ;;
+                  kubectl*|helm*) echo "must not reach whatever cluster is current" >&2; exit 1 ;;
+                esac
+                """, "down");
+        assertThat(run.status()).as(run.output()).isZero();
+        List<String> commands = executed(dir);
+        assertThat(commands).noneMatch(c -> c.startsWith("+ kubectl") || c.startsWith("+ helm"));
+        assertThat(commands).anyMatch(c -> c.startsWith("+ terraform -chdir=terraform destroy"));
+    }
+
+    @Test
+    void downGoesOnToTerraformDestroyPastFailedCleanupStepsAndSaysWhichFailed(@TempDir Path dir) throws Exception {
+        Result run = realRun(dir, """
+                case "$name $*" in
+                  "kubectl get pv "*) exit 0 ;;
+                  kubectl*|helm*) echo "error: the server has asked for the client to provide credentials" >&2; exit 1 ;;
+                esac
+                """, "down");
+        assertThat(run.status()).as("a cleanup step failed: volumes or an ALB may be left").isEqualTo(1);
+        List<String> commands = executed(dir);
+        int kubeconfig = firstLine(commands, c -> c.startsWith("+ aws eks update-kubeconfig"));
+        int uninstall = firstLine(commands, c -> c.startsWith("+ helm uninstall supermarket"));
+        int destroy = firstLine(commands, c -> c.startsWith("+ terraform -chdir=terraform destroy"));
+        assertThat(List.of(kubeconfig, uninstall, destroy)).isSorted();
+        assertThat(commands).anyMatch(c -> c.startsWith("+ kubectl delete pvc --all"));
+        assertThat(run.output()).contains("failed", "helm uninstall supermarket", "kubectl delete pvc");
+    }
+
+    @Test
+    void upPutsRdsInTerraformOnlyForTheMysqlStore() {
+        for (String store : List.of("mysql", "dynamodb")) {
+            List<Step> steps = dryRun("--preset", "xlarge", "--store", store, "--certificate-arn", CERTIFICATE, "up");
+            Step apply = steps.get(first(steps, s -> s.words().containsAll(List.of("terraform", "-chdir=terraform", "apply"))));
+            assertThat(apply.words()).contains("purchases_store=" + store);
+        }
+    }
+
+    @Test
+    void anElasticacheUrlFromTerraformReplacesTheInClusterRedis() {
+        List<Step> steps = dryRun("--preset", "xlarge", "--certificate-arn", CERTIFICATE, "up");
+        Step install = steps.get(first(steps, s -> s.words().containsAll(List.of("helm", "upgrade", "--install", "supermarket"))));
+        Map<String, Object> values = sets(install);
+        // What Terraform's helm_values (values-<region>.yaml, layered after the preset) says with idempotency_elasticache.
+        values.put("purchaseApi.idempotency.redisUrl", "rediss://master.supermarket-idempotency.abc.use1.cache.amazonaws.com:6379/0");
+        List<HasMetadata> objects = HelmChart.objects(HelmChart.template(
+                DeploymentFiles.resolve("helm/supermarket/values-xlarge.yaml"), values));
+        assertThat(objects).noneMatch(o -> o.getMetadata().getName().startsWith("supermarket-redis"));
+        assertThat(HelmChartTest.container(objects, "purchase-api").getEnv())
+                .filteredOn(e -> e.getName().equals("API_IDEMPOTENCY_REDIS_URL")).singleElement()
+                .extracting(EnvVar::getValue).asString().startsWith("rediss://");
+    }
+
+    /**
+     * Stand-ins for the four tools that touch AWS or the cluster, in {@code dir/bin}: each records
+     * its command line (and a manifest on its standard input) in {@code $EKS_LOG} as --dry-run
+     * prints it, and answers as the placeholders of --dry-run read, so the two transcripts can be
+     * compared word for word. {@code $EKS_STUB_EXTRA}, if set, is sourced first: a test's own
+     * answers ({@code $name} is the tool, {@code $*} its arguments).
+     */
+    private static Path standIns(Path dir) throws IOException {
+        Path bin = Files.createDirectories(dir.resolve("bin"));
+        String stub = """
+                #!/bin/bash
+                name=$(basename "$0")
+                if [[ "$name $1 $2 $3" == "kubectl apply -f -" ]]; then
+                  manifest=$(cat)
+                  if json=$(jq -c . <<<"$manifest" 2>/dev/null); then
+                    printf '+ kubectl apply -f - <<EOF\n%s\nEOF\n' "$json" >>"$EKS_LOG"
+                    exit 0
+                  fi
+                fi
+                { printf '+ %s' "$name"; printf ' %q' "$@"; printf '\n'; } >>"$EKS_LOG"
+                if [[ -n "${EKS_STUB_EXTRA:-}" ]]; then
+                  source "$EKS_STUB_EXTRA"
+                fi
+                case "$name $*" in
+                  "terraform -chdir=terraform output -raw "*) printf '<terraform output %s>' "${@: -1}" ;;
+                  *describe-instance-types*) echo 2 ;;
+                  *get-service-quota*) echo 100.0 ;;
+                  *secretsmanager*) echo '{"username":"<master user>","password":"<master password>"}' ;;
+                  "kubectl get secret "*"jsonpath={.data}") printf "<%s's data>" "$3" ;;
+                  "kubectl get secret supermarket-mysql "*) printf '%s %s' "$(printf purchases | base64)" "$(printf '<generated>' | base64)" ;;
+                  "kubectl get secret supermarket-mysql-migrations "*) printf '%s %s' "$(printf migrations | base64)" "$(printf '<generated>' | base64)" ;;
+                esac
+                """;
+        for (String tool : List.of("aws", "terraform", "kubectl", "helm")) {
+            Files.writeString(bin.resolve(tool), stub);
+            Files.setPosixFilePermissions(bin.resolve(tool), PosixFilePermissions.fromString("rwxr-xr-x"));
+        }
+        return bin;
+    }
+
+    /** A real run of eks.sh with the stand-ins of {@link #standIns} and a test's own answers. */
+    private static Result realRun(Path dir, String answers, String... args) throws IOException {
+        Path bin = standIns(dir);
+        Path extra = dir.resolve("answers.sh");
+        Files.writeString(extra, answers);
+        List<String> command = new ArrayList<>(List.of("bash", SCRIPT.toString()));
+        command.addAll(List.of(args));
+        return exec(command, Map.of("PATH", bin + ":" + System.getenv("PATH"), "EKS_LOG", dir.resolve("transcript").toString(),
+                "EKS_STUB_EXTRA", extra.toString()));
+    }
+
+    /** The commands a real run of {@link #realRun} executed, one line each, manifests as their JSON line. */
+    private static List<String> executed(Path dir) throws IOException {
+        Path log = dir.resolve("transcript");
+        return Files.exists(log) ? List.of(Files.readString(log).split("\n")) : List.of();
+    }
+
+    private static int firstLine(List<String> lines, Predicate<String> what) {
+        for (int i = 0; i < lines.size(); i++) {
+            if (what.test(lines.get(i))) {
+                return i;
+            }
+        }
+        throw new AssertionError("no such command in the transcript:\n" + String.join("\n", lines));
+    }
+
     private static List<Step> dryRun(String... args) {
         return ScriptTranscript.dryRun(SCRIPT, args);
     }
@@ -315,7 +579,7 @@ class EksScriptTest {
     private static Map<String, Object> sets(Step helm) {
         Map<String, Object> sets = new LinkedHashMap<>();
         for (int i = 0; i < helm.words().size() - 1; i++) {
-            if (helm.words().get(i).equals("--set")) {
+            if (helm.words().get(i).equals("--set") || helm.words().get(i).equals("--set-string")) {
                 String pair = helm.words().get(i + 1);
                 String key = pair.substring(0, pair.indexOf('='));
                 String value = pair.substring(pair.indexOf('=') + 1);

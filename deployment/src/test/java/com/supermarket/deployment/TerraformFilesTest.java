@@ -87,6 +87,22 @@ class TerraformFilesTest {
     }
 
     @Test
+    void createsRdsOnlyOnTheMysqlPath() {
+        TerraformFiles.Block store = variable("purchases_store");
+        assertThat(store.body()).contains("validation", "contains([\"mysql\", \"dynamodb\"], var.purchases_store)");
+        for (List<String> rds : List.of(List.of("aws_db_instance", "purchases"), List.of("aws_security_group", "rds"),
+                List.of("aws_vpc_security_group_ingress_rule", "rds_from_nodes"))) {
+            assertThat(resource(rds.get(0), rds.get(1)).attribute("count")).as(String.join(".", rds))
+                    .isEqualTo("var.purchases_store == \"mysql\" ? 1 : 0");
+        }
+        assertThat(TerraformFiles.blocks("output")).filteredOn(o -> o.body().contains("aws_db_instance.purchases"))
+                .isNotEmpty().allSatisfy(o -> assertThat(o.body()).as("output " + o.label() + " without RDS")
+                        .doesNotContain("aws_db_instance.purchases.").contains("aws_db_instance.purchases[0]"));
+        assertThat(DeploymentFiles.read("terraform/presets/micro.tfvars")).contains("purchases_store = \"mysql\"");
+        assertThat(DeploymentFiles.read("terraform/presets/xlarge.tfvars")).contains("purchases_store = \"dynamodb\"");
+    }
+
+    @Test
     void pinsRdsToItsMajorAndNamesEachFinalSnapshotUniquelyUnlessSkipped() {
         assertThat(variable("rds_engine_version").attribute("default")).as("major only: RDS retires minors")
                 .matches("\"\\d+\\.\\d+\"");
