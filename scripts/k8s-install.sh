@@ -222,7 +222,8 @@ cmd_operators() {
 # --- images
 cmd_images() {
   local module entry name tag version java images=()
-  run ./mvnw -B -ntp -q package -DskipTests -pl "$(IFS=,; echo "${MODULES[*]}")" -am
+  # The build needs a JDK 21 or newer, which need not be the machine's default.
+  run env JAVA_HOME="$(scripts/find-jdk.sh)" ./mvnw -B -ntp -q package -DskipTests -pl "$(IFS=,; echo "${MODULES[*]}")" -am
   run scripts/images.sh
   $dry_run || docker image inspect "$BROKER_IMAGE" >/dev/null 2>&1 \
     || die "no $BROKER_IMAGE: scripts/images.sh builds it (deploy/images/rabbitmq)"
