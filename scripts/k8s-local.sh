@@ -30,7 +30,8 @@
 # Environment: K8S_LOCAL_CACHE (default /var/cache/supermarket-k8s), K8S_LOCAL_GO_JOBS (go build -p,
 # default 2), DEBIAN_MIRROR (default http://deb.debian.org/debian).
 # Needs root, a running Docker engine (scripts/docker-engine.sh), Go 1.26+, gcc, debootstrap
-# (installed when missing). The first build took 1.5 h here on 2 shared cores (docs/kubernetes.md).
+# (installed when missing). A first build takes about 26 min here on 2 cores, 95 min when others
+# share them (docs/kubernetes.md).
 set -euo pipefail
 
 usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }
