@@ -253,7 +253,7 @@ cmd_images() {
 kubectl_image() {
   local binary=kubectl tarball=kubectl.tar version
   if ! $dry_run; then
-    binary=$(readlink -f "$(command -v kubectl)")
+    binary=$(readlink -f "$(kubectl_binary)")
     version=$("$binary" version --client -o json | jq -r .clientVersion.gitVersion)
     [[ "$version" == "v$KUBECTL_VERSION" ]] || die "kubectl on the PATH is $version, not v$KUBECTL_VERSION (scripts/k8s-local.sh up builds it)"
     tarball=$(mktemp --suffix=.tar)

@@ -26,6 +26,8 @@ run() {
   fi
 }
 kubectl() { run command kubectl --context "$CONTEXT" "$@"; }
+# The kubectl program on the PATH (not the function above, which `command -v` would name).
+kubectl_binary() { type -P kubectl || die "no kubectl on the PATH (scripts/k8s-local.sh up installs it)"; }
 helm() { run "$HELM" --kube-context "$CONTEXT" "$@"; }
 # A manifest on standard input (built with jq, so values are quoted safely); printed under --dry-run.
 apply_json() {

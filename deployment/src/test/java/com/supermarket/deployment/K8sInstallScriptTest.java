@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -19,6 +20,7 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * scripts/k8s-install.sh, the local install, checked offline (shellcheck, then its {@code --dry-run}
@@ -185,6 +187,23 @@ class K8sInstallScriptTest {
         String jdk = ScriptTranscript.exec(List.of(DeploymentFiles.resolve("scripts/find-jdk.sh").toString()), Map.of()).output().strip();
 
         assertThat(build.words()).containsSubsequence("env", "JAVA_HOME=" + jdk, "./mvnw");
+    }
+
+    @Test
+    void findsTheKubectlProgramOnThePathNotTheFunctionThatWrapsIt(@TempDir Path bin) throws Exception {
+        // The kubectl image is made from that program; `command -v kubectl` named the wrapper function,
+        // and the first run from nothing stopped at "/work/main/kubectl: No such file or directory".
+        Path kubectl = bin.resolve("kubectl");
+        Files.writeString(kubectl, "#!/bin/sh\n");
+        kubectl.toFile().setExecutable(true);
+        String script = "dry_run=false; log() { :; }; die() { echo \"$*\"; exit 1; }; "
+                + "source scripts/lib/k8s-platform.sh; kubectl_binary";
+
+        Result found = ScriptTranscript.exec(List.of("bash", "-c", script),
+                Map.of("PATH", bin + ":/usr/bin:/bin"));
+
+        assertThat(found.output().strip()).isEqualTo(kubectl.toString());
+        assertThat(found.status()).isZero();
     }
 
     private static Deployment database() {
