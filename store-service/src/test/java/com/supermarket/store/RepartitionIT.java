@@ -72,6 +72,8 @@ class RepartitionIT {
     private final Map<Integer, Map<Integer, Long>> expected = new HashMap<>();
     private final List<Purchase> published = new ArrayList<>();
     private long turn;
+    /** How many copies the running partitions have. */
+    private int copies = 1;
 
     @AfterEach
     void stop() throws Exception {
@@ -87,12 +89,12 @@ class RepartitionIT {
         try (Connection connection = broker.newConnection()) {
             Channel channel = connection.createChannel();
             channel.confirmSelect();
-            List<ServiceProcess> two = start(2, stateDirs.resolve("two"));
+            List<ServiceProcess> two = start(2, 1, stateDirs.resolve("two")).getFirst();
             publish(channel, fresh(PURCHASES), 2);
             awaitCounted(two);
             assertExact(connection, 2);
 
-            List<ServiceProcess> four = repartition(two, 4, stateDirs.resolve("four"));
+            List<ServiceProcess> four = repartition(two, 4, 1, stateDirs.resolve("four")).getFirst();
             assertExact(connection, 4);
             publish(channel, published.subList(0, DELIVERED_AGAIN), 4);
             awaitDuplicates(four, DELIVERED_AGAIN);
@@ -100,7 +102,7 @@ class RepartitionIT {
             awaitCounted(four);
             assertExact(connection, 4);
 
-            List<ServiceProcess> back = repartition(four, 2, stateDirs.resolve("back"));
+            List<ServiceProcess> back = repartition(four, 2, 1, stateDirs.resolve("back")).getFirst();
             assertExact(connection, 2);
             publish(channel, published.subList(published.size() - DELIVERED_AGAIN, published.size()), 2);
             awaitDuplicates(back, DELIVERED_AGAIN);
@@ -112,7 +114,7 @@ class RepartitionIT {
             }
         }
 
-        ServiceProcess otherCount = partition(new StorePartition(0, 2), stateDirs.resolve("four").resolve("p0"));
+        ServiceProcess otherCount = partition(new StorePartition(0, 2), stateDirs.resolve("four").resolve("p0"), Map.of());
         running.add(otherCount);
         otherCount.start("repartition-it-other-count");
         await("a partition started on another partition count's state").atMost(Duration.ofSeconds(90))
@@ -122,13 +124,51 @@ class RepartitionIT {
                 .contains("holds the counts of store partition 0 of 4, copy 0, not of this store partition 0 of 2, copy 0");
     }
 
+    @Test
+    void furtherCopiesOfTheNewPartitionsRebuildFromTheirSeededCopyZero() throws Exception {
+        broker.applyTopology(SHARDS);
+        try (Connection connection = broker.newConnection()) {
+            Channel channel = connection.createChannel();
+            channel.confirmSelect();
+            List<List<ServiceProcess>> one = start(1, 2, stateDirs.resolve("one"));
+            publish(channel, fresh(PURCHASES), 1);
+            awaitCounted(one.get(0));
+            awaitCounted(one.get(1));
+
+            List<List<ServiceProcess>> two = repartition(one.get(0), 2, 2, stateDirs.resolve("two"));
+            awaitCounted(two.get(1));
+            for (int p = 0; p < 2; p++) {
+                assertThat(Files.readString(two.get(1).get(p).output())).contains("Rebuilt the empty state directory");
+                assertThat(summary(two.get(1).get(p))).as("copy 1 of partition %d", p)
+                        .isEqualTo(summary(two.get(0).get(p)).replace("\"copy\":0", "\"copy\":1"));
+            }
+            assertExact(connection, 2);
+            publish(channel, published.subList(0, DELIVERED_AGAIN), 2);
+            awaitDuplicates(two.get(0), DELIVERED_AGAIN);
+            awaitDuplicates(two.get(1), DELIVERED_AGAIN);
+            publish(channel, fresh(100), 2);
+            awaitCounted(two.get(0));
+            awaitCounted(two.get(1));
+            assertExact(connection, 2);
+            for (int p = 0; p < 2; p++) {
+                assertThat(summary(two.get(1).get(p))).isEqualTo(summary(two.get(0).get(p)).replace("\"copy\":0", "\"copy\":1"));
+            }
+        }
+    }
+
     /**
-     * The documented change: {@code store-service repartition} from the running partitions (nothing
-     * arriving, their queues empty), they stop, the new ones start on what it wrote, and each says
-     * in {@code GET /state/summary} what the command said it would hold.
+     * The documented change: {@code store-service repartition} from copy 0 of the running partitions
+     * (nothing arriving, their queues empty), every running copy stops, copy 0 of each new partition
+     * starts on what it wrote and the further copies on empty state directories; each copy 0
+     * says in {@code GET /state/summary} what the command said it would hold.
+     *
+     * @return the new partitions, by copy
      */
-    private List<ServiceProcess> repartition(List<ServiceProcess> current, int partitions, Path out) throws Exception {
-        assertThat(broker.messageCountBehind(Topology.STORE_EXCHANGE)).as("left in the storeX shard queues").isZero();
+    private List<List<ServiceProcess>> repartition(List<ServiceProcess> current, int partitions, int copies, Path out)
+            throws Exception {
+        for (int copy = 0; copy < copies; copy++) {
+            assertThat(broker.messageCountBehind(Topology.storeExchange(copy))).as("left in copy %d's shard queues", copy).isZero();
+        }
         List<String> command = new ArrayList<>(List.of("repartition", "--partitions", Integer.toString(partitions),
                 "--out", out.toString()));
         for (ServiceProcess partition : current) {
@@ -138,11 +178,12 @@ class RepartitionIT {
         int status = ServiceProcess.command(log, command.toArray(String[]::new));
         String report = Files.readString(Path.of("target", log + ".log"));
         assertThat(status).as(report).isZero();
-        for (ServiceProcess partition : current) {
-            partition.close();
-            running.remove(partition);
+        for (ServiceProcess service : running) {
+            service.close();
         }
-        List<ServiceProcess> started = start(partitions, out);
+        running.clear();
+        List<List<ServiceProcess>> copyGroups = start(partitions, copies, out);
+        List<ServiceProcess> started = copyGroups.getFirst();
         awaitCounted(started);
         Matcher wrote = WROTE.matcher(report);
         int seeds = 0;
@@ -155,31 +196,62 @@ class RepartitionIT {
             seeds++;
         }
         assertThat(seeds).as(report).isEqualTo(partitions);
-        return started;
+        return copyGroups;
     }
 
-    private List<ServiceProcess> start(int partitions, Path stateDirectories) throws Exception {
-        List<ServiceProcess> started = new ArrayList<>();
-        for (int p = 0; p < partitions; p++) {
-            ServiceProcess service = partition(new StorePartition(p, partitions), stateDirectories.resolve("p" + p));
-            running.add(service);
-            started.add(service);
-            service.start("repartition-it-p" + p + "-of-" + partitions);
+    /**
+     * {@code partitions} partitions of {@code copies} copies each, ready: copy 0 of partition p on
+     * {@code stateDirectories/p<p>}, copy c on {@code p<p>-c<c>}, its peers the other copies of p.
+     *
+     * @return by copy, by partition
+     */
+    private List<List<ServiceProcess>> start(int partitions, int copies, Path stateDirectories) throws Exception {
+        int[][] ports = new int[partitions][copies];
+        for (int[] partition : ports) {
+            for (int copy = 0; copy < copies; copy++) {
+                partition[copy] = ServiceProcess.freePort();
+            }
         }
-        for (ServiceProcess service : started) {
+        this.copies = copies;
+        List<List<ServiceProcess>> started = new ArrayList<>();
+        for (int copy = 0; copy < copies; copy++) {
+            List<ServiceProcess> group = new ArrayList<>();
+            for (int p = 0; p < partitions; p++) {
+                Map<String, String> settings = new HashMap<>(Map.of("SERVER_PORT", Integer.toString(ports[p][copy])));
+                if (copies > 1) {
+                    List<String> peers = new ArrayList<>();
+                    for (int other = 0; other < copies; other++) {
+                        if (other != copy) {
+                            peers.add("http://127.0.0.1:" + ports[p][other]);
+                        }
+                    }
+                    settings.putAll(Map.of("STORE_COPIES", Integer.toString(copies), "STORE_PARTITION_COPY",
+                            Integer.toString(copy), "BROKER_RETRY_INTERVAL", "500ms", "STORE_REBUILD_PEERS", String.join(",", peers)));
+                }
+                ServiceProcess service = partition(new StorePartition(p, partitions),
+                        stateDirectories.resolve(copy == 0 ? "p" + p : "p" + p + "-c" + copy), settings);
+                running.add(service);
+                group.add(service);
+                service.start("repartition-it-p" + p + "-of-" + partitions + "-c" + copy);
+            }
+            started.add(group);
+        }
+        for (ServiceProcess service : running) {
             service.awaitReady(Duration.ofSeconds(120));
         }
         return started;
     }
 
-    private ServiceProcess partition(StorePartition partition, Path stateDirectory) throws Exception {
-        return new ServiceProcess(broker, Map.of(
+    private ServiceProcess partition(StorePartition partition, Path stateDirectory, Map<String, String> more) throws Exception {
+        Map<String, String> settings = new HashMap<>(Map.of(
                 "BROKER_SHARDS_PER_NODE", Integer.toString(SHARDS),
                 "STORE_PARTITIONS", Integer.toString(partition.partitions()),
                 "STORE_PARTITION_INDEX", Integer.toString(partition.index()),
                 "PLATFORM_MAX_STORES", Integer.toString(STORES),
                 "PLATFORM_MAX_ITEM_ID", Integer.toString(ITEMS),
-                "STORE_DURABILITY_STATE_DIR", stateDirectory.toString()), "-Xmx256m", "-XX:TieredStopAtLevel=1");
+                "STORE_DURABILITY_STATE_DIR", stateDirectory.toString()));
+        settings.putAll(more);
+        return new ServiceProcess(broker, settings, "-Xmx256m", "-XX:TieredStopAtLevel=1");
     }
 
     /** {@code count} new purchases, recorded as expected. */
@@ -227,7 +299,7 @@ class RepartitionIT {
             for (ServiceProcess partition : partitions) {
                 counted += partition.metric("store_purchases_counted");
             }
-            return counted == published.size() && broker.messageCountBehind(Topology.STORE_EXCHANGE) == 0;
+            return counted == published.size() && queuesEmpty();
         });
     }
 
@@ -237,8 +309,13 @@ class RepartitionIT {
             for (ServiceProcess partition : partitions) {
                 skipped += partition.metric("store_purchases_duplicates_total");
             }
-            return skipped == duplicates && broker.messageCountBehind(Topology.STORE_EXCHANGE) == 0;
+            return skipped == duplicates && queuesEmpty();
         });
+    }
+
+    private boolean queuesEmpty() {
+        return broker.messageCountBehind(Topology.STORE_EXCHANGE) == 0 && (copies < 2
+                || broker.messageCountBehind(Topology.storeExchange(1)) == 0);
     }
 
     /** What every partition answers is what was published: per store, per item, the chain's totals and top items. */
