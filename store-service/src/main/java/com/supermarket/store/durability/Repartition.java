@@ -36,7 +36,7 @@ import org.springframework.util.FileSystemUtils;
  * dedup window, so a purchase counted before the change and delivered again after it is skipped
  * by its new owner as it would have been by its old one. New partition {@code q} gets a state
  * directory {@code <out>/p<q>} that is indistinguishable from one it wrote itself: marked
- * {@code "q of P', copy 0"}, an empty log segment 0 and snapshot 0. Started on it, partition q
+ * {@code "q of P', copy 0"} (last), an empty log segment 0 and snapshot 0. Started on it, partition q
  * recovers it; any other partition or partition count refuses it ({@link StateDirectory#claim}).
  * Then it asks each source for {@code GET /state/summary} again: counts that changed since their
  * snapshot (purchases still arriving) fail the command and remove what it wrote.
@@ -185,6 +185,9 @@ public final class Repartition {
                 files[q].close();
                 StateDirectory directory = new StateDirectory(seed.directory());
                 directory.installFirstSnapshot(directory.snapshotInProgress(0));
+                // Last: a directory without its mark but with files is refused by every partition
+                // count but 1 (taken for one from before partitions), never started from zero.
+                directory.writeMark(seed.partition(), 0);
             }
         } finally {
             for (FileChannel file : files) {
@@ -201,7 +204,6 @@ public final class Repartition {
         if (writers[q] == null) {
             Seed seed = seeds.get(q);
             StateDirectory directory = new StateDirectory(seed.directory());
-            directory.claim(seed.partition(), 0);
             directory.prepare();
             files[q] = FileChannel.open(directory.snapshotInProgress(0), StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
             writers[q] = new Snapshots.Writer(files[q], new Snapshots.Header(ranges.maxStores(), ranges.maxItemId(), 0));

@@ -106,15 +106,24 @@ record StateDirectory(Path path) {
                     + "docs/operations.md, \"Store partitions and copies\")");
         }
         if (!Files.exists(mark) || !Files.readString(mark, StandardCharsets.US_ASCII).strip().equals(wanted)) {
-            Path written = path.resolve(PARTITION_MARK + ".tmp");
-            try (FileChannel file = FileChannel.open(written, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
-                    StandardOpenOption.WRITE)) {
-                file.write(ByteBuffer.wrap((wanted + "\n").getBytes(StandardCharsets.US_ASCII)));
-                file.force(true);
-            }
-            Files.move(written, mark, StandardCopyOption.ATOMIC_MOVE);
-            sync();
+            writeMark(partition, copy);
         }
+    }
+
+    /**
+     * Marks the directory as holding the counts of {@code copy} of {@code partition}, whatever it
+     * held: for a directory written for them elsewhere ({@link Repartition}), marked last, so one
+     * whose writing stopped short is not taken for theirs.
+     */
+    void writeMark(StorePartition partition, int copy) throws IOException {
+        Path written = path.resolve(PARTITION_MARK + ".tmp");
+        try (FileChannel file = FileChannel.open(written, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
+                StandardOpenOption.WRITE)) {
+            file.write(ByteBuffer.wrap((mark(partition, copy) + "\n").getBytes(StandardCharsets.US_ASCII)));
+            file.force(true);
+        }
+        Files.move(written, path.resolve(PARTITION_MARK), StandardCopyOption.ATOMIC_MOVE);
+        sync();
     }
 
     /** How {@link #claim} names {@code copy} of {@code partition}: {@code "1 of 2, copy 0"}. */

@@ -104,6 +104,20 @@ class RepartitionTest {
     }
 
     @Test
+    void aSeedWhoseWritingStoppedBeforeItsMarkIsRefusedNotStartedFromZero() throws IOException {
+        Repartition.split(sources(partitionsWithSales(2, 200)), 4, dir);
+        StateDirectory complete = new StateDirectory(dir.resolve("p1"));
+        Files.delete(dir.resolve("p1").resolve("partition"));
+        StateDirectory beforeItsSnapshot = new StateDirectory(dir.resolve("p2"));
+        Files.delete(dir.resolve("p2").resolve("partition"));
+        Files.move(beforeItsSnapshot.snapshot(0), beforeItsSnapshot.snapshotInProgress(0));
+
+        assertThatThrownBy(() -> complete.claim(new StorePartition(1, 4), 0)).hasMessageContaining("partition 0 of 1, copy 0");
+        assertThatThrownBy(() -> beforeItsSnapshot.claim(new StorePartition(2, 4), 0))
+                .hasMessageContaining("partition 0 of 1, copy 0");
+    }
+
+    @Test
     void aPartitionGivenNoStoreGetsAnEmptySnapshotMarkedAsItsOwn() throws IOException {
         StoreCounts only = counts();
         only.apply(UUID.randomUUID(), 2, new int[] {1}, new int[] {1});
