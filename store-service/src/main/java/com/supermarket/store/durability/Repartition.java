@@ -278,27 +278,19 @@ public final class Repartition {
                 throw new IllegalStateException(target + " is not empty: give the new state directories a new place");
             }
             Path downloads = target.resolve("sources");
-            Files.createDirectories(downloads);
-            HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(30)).build();
             List<Source> sources = new ArrayList<>();
-            for (int i = 0; i < urls.size(); i++) {
-                sources.add(fetch(http, urls.get(i), downloads.resolve("source-" + i + ".snap"), timeout));
-            }
             List<Seed> seeds;
             try {
+                Files.createDirectories(downloads);
+                HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(30)).build();
+                for (int i = 0; i < urls.size(); i++) {
+                    sources.add(fetch(http, urls.get(i), downloads.resolve("source-" + i + ".snap"), timeout));
+                }
                 seeds = split(sources, partitions, target);
                 for (Source source : sources) {
-                    String now = get(http, URI.create(source.name() + "/state/summary"), timeout);
-                    Tally taken = source.tally();
-                    if (!field(now, "purchases").equals(Long.toString(taken.purchases()))
-                            || !field(now, "quantity").equals(Long.toString(taken.quantity()))
-                            || !field(now, "digest").equals(taken.digest())) {
-                        throw new IllegalStateException("the counts of " + source.name() + " changed since its snapshot ("
-                                + taken + "; now " + now.strip() + "): purchases are still arriving. Stop purchase-api, wait "
-                                + "until every storeX shard queue is empty, and run this again");
-                    }
+                    requireUnchanged(source, get(http, URI.create(source.name() + "/state/summary"), timeout));
                 }
-            } catch (IOException | RuntimeException e) {
+            } catch (IOException | InterruptedException | RuntimeException e) {
                 for (int q = 0; q < partitions; q++) {
                     FileSystemUtils.deleteRecursively(target.resolve("p" + q));
                 }
@@ -316,12 +308,6 @@ public final class Repartition {
                 quantity += seed.tally().quantity();
                 out.println("wrote " + seed.partition() + " to " + seed.directory() + ": " + seed.tally());
             }
-            long purchasesBefore = sources.stream().mapToLong(s -> s.tally().purchases()).sum();
-            long quantityBefore = sources.stream().mapToLong(s -> s.tally().quantity()).sum();
-            if (purchases != purchasesBefore || quantity != quantityBefore) {
-                throw new IllegalStateException("the new partitions hold " + purchases + " purchases, " + quantity
-                        + " units, the current ones " + purchasesBefore + ", " + quantityBefore);
-            }
             out.println("repartitioned " + sources.size() + " -> " + partitions + " partition(s): " + purchases + " purchases, "
                     + quantity + " units; each new partition's GET /state/summary must give the figures written above");
             return 0;
@@ -332,6 +318,18 @@ public final class Repartition {
             Thread.currentThread().interrupt();
             err.println("store-service repartition: interrupted");
             return 1;
+        }
+    }
+
+    /** Refuses the counts taken from {@code source} if its summary {@code now} is not what they add up to. */
+    private static void requireUnchanged(Source source, String now) {
+        Tally taken = source.tally();
+        if (!field(now, "purchases").equals(Long.toString(taken.purchases()))
+                || !field(now, "quantity").equals(Long.toString(taken.quantity()))
+                || !field(now, "digest").equals(taken.digest())) {
+            throw new IllegalStateException("the counts of " + source.name() + " changed since its snapshot (" + taken
+                    + "; now " + now.strip() + "): purchases are still arriving. Stop purchase-api, wait until every "
+                    + "storeX shard queue is empty, and run this again");
         }
     }
 
