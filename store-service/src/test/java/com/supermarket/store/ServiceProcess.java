@@ -170,6 +170,25 @@ final class ServiceProcess implements AutoCloseable {
         }
     }
 
+    /**
+     * Runs store-service's jar as a command ({@code java -jar store-service-*.jar args...}) to its
+     * end, its output (both streams) into {@code target/<outputName>.log}.
+     *
+     * @return its exit status
+     */
+    static int command(String outputName, String... args) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx256m", "-XX:TieredStopAtLevel=1", "-jar", jar().toString()));
+        command.addAll(List.of(args));
+        Process process = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(Path.of("target", outputName + ".log").toFile()).start();
+        if (!process.waitFor(5, TimeUnit.MINUTES)) {
+            process.destroyForcibly();
+            throw new IllegalStateException(String.join(" ", command) + " still ran after 5 minutes");
+        }
+        return process.exitValue();
+    }
+
     /** The server port ({@code SERVER_PORT}): the {@code /state} endpoints. */
     int port() {
         return port;

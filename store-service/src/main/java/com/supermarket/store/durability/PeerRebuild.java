@@ -8,11 +8,9 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
-import java.nio.channels.FileChannel;
 import java.nio.channels.UnresolvedAddressException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -37,10 +35,8 @@ import java.util.List;
  * once, so on a first install the copies find each other). {@link Round#problem()} names each
  * peer's reason, for readiness and the log.
  *
- * <p>Durable in this order: an empty log segment 0 (recovery wants the log that follows a
- * snapshot), then the snapshot into a temp file, fsynced, renamed into place, the directory
- * fsynced. A crash before the rename leaves no snapshot and an empty segment, which
- * {@link StateDirectory#hasState()} reads as no state, so the next start rebuilds again.
+ * <p>The answer goes into a temp file, put in place by {@link StateDirectory#installFirstSnapshot}: a
+ * crash before that leaves no state, so the next start rebuilds again.
  *
  * <p>Not thread-safe: one caller, the recovery thread.
  */
@@ -105,7 +101,7 @@ final class PeerRebuild {
                 throw new IOException("interrupted while asking " + uri, e);
             }
             if (response.statusCode() == 200) {
-                install(directory, temp);
+                directory.installFirstSnapshot(temp);
                 return new Round(true, false, peer, null);
             }
             String state = response.headers().firstValue(STATE_HEADER).orElse("");
@@ -138,18 +134,5 @@ final class PeerRebuild {
             return "connection refused: its server is not up yet, and it may hold counts";
         }
         return e.toString();
-    }
-
-    private static void install(StateDirectory directory, Path temp) throws IOException {
-        try (FileChannel segment = FileChannel.open(directory.segment(0), StandardOpenOption.CREATE,
-                StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
-            segment.force(true);
-        }
-        directory.sync();
-        try (FileChannel snapshot = FileChannel.open(temp, StandardOpenOption.WRITE)) {
-            snapshot.force(true);
-        }
-        Files.move(temp, directory.snapshot(0), StandardCopyOption.ATOMIC_MOVE);
-        directory.sync();
     }
 }

@@ -13,6 +13,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.function.Function;
 import java.util.function.IntConsumer;
 import java.util.function.LongSupplier;
 
@@ -75,11 +76,7 @@ final class Snapshots {
      */
     static void write(WritableByteChannel out, long number, StoreCounts counts, LongSupplier loggedInSegment)
             throws IOException {
-        ByteBuffer header = Frames.open(4 * Integer.BYTES + Long.BYTES);
-        header.putInt(HEADER_MAGIC).putInt(VERSION).putInt(counts.maxStores()).putInt(counts.maxItemId())
-                .putLong(number);
-        write(out, Frames.seal(header));
-        int[] stores = {0};
+        Writer writer = new Writer(out, new Header(counts.maxStores(), counts.maxItemId(), number));
         // One buffer for every row: at 100,000 items a row is 400 KB, and allocating one per
         // store would make 400 MB of garbage per snapshot.
         ByteBuffer row = Frames.open(3 * Integer.BYTES + 2 * Long.BYTES + counts.maxItemId() * Integer.BYTES
@@ -98,18 +95,110 @@ final class Snapshots {
                 }
                 row.putLong(logged[0]);
                 try {
-                    write(out, Frames.seal(row));
+                    writer.frame(Frames.seal(row));
                 } catch (IOException e) {
                     throw new UncheckedIOException(e);
                 }
-                stores[0]++;
             });
         } catch (UncheckedIOException e) {
             throw e.getCause();
         }
-        ByteBuffer trailer = Frames.open(2 * Integer.BYTES);
-        trailer.putInt(TRAILER_MAGIC).putInt(stores[0]);
-        write(out, Frames.seal(trailer));
+        writer.finish();
+    }
+
+    /**
+     * What a snapshot's header says.
+     *
+     * @param maxStores the store ids it was written for, 1..maxStores
+     * @param maxItemId the item ids it was written for, 1..maxItemId
+     * @param number    its number: the log segment that follows it
+     */
+    record Header(int maxStores, int maxItemId, long number) {
+    }
+
+    /**
+     * One store's row, as a snapshot holds it.
+     *
+     * @param storeId   the store
+     * @param purchases the purchases it had counted
+     * @param counts    quantity per item, index = item id - 1
+     * @param recentIds its dedup window, oldest first
+     * @param logged    the bytes of the snapshot's log segment whose records the row holds already
+     */
+    record Row(int storeId, long purchases, int[] counts, List<UUID> recentIds, long logged) {
+
+        /** Reads the row from a row frame's payload, leaving {@code payload}'s position unchanged. */
+        static Row read(ByteBuffer payload) {
+            ByteBuffer row = payload.duplicate();
+            int storeId = row.getInt();
+            long purchases = row.getLong();
+            int[] itemCounts = new int[row.getInt()];
+            row.asIntBuffer().get(itemCounts);
+            row.position(row.position() + itemCounts.length * Integer.BYTES);
+            int ids = row.getInt();
+            List<UUID> recent = new ArrayList<>(ids);
+            for (int i = 0; i < ids; i++) {
+                recent.add(new UUID(row.getLong(), row.getLong()));
+            }
+            // Absent in snapshots written before it was added.
+            long logged = row.hasRemaining() ? row.getLong() : 0;
+            return new Row(storeId, purchases, itemCounts, recent, logged);
+        }
+    }
+
+    /** Receives each row of a snapshot being read. */
+    @FunctionalInterface
+    interface RowHandler {
+
+        /**
+         * @param storeId the row's store
+         * @param payload the row frame's payload, positioned at its first byte ({@link Row#read}
+         *                reads it, {@link Writer#copy} copies it); valid only during the call
+         */
+        void row(int storeId, ByteBuffer payload) throws IOException;
+    }
+
+    /**
+     * Writes a snapshot frame by frame: the header at once, then each row, then the trailer with
+     * the count of rows. Not thread-safe.
+     */
+    static final class Writer {
+
+        private final WritableByteChannel out;
+        private int stores;
+
+        Writer(WritableByteChannel out, Header header) throws IOException {
+            this.out = out;
+            ByteBuffer frame = Frames.open(4 * Integer.BYTES + Long.BYTES);
+            frame.putInt(HEADER_MAGIC).putInt(VERSION).putInt(header.maxStores()).putInt(header.maxItemId())
+                    .putLong(header.number());
+            write(out, Frames.seal(frame));
+        }
+
+        /** Writes a sealed row frame. */
+        void frame(ByteBuffer row) throws IOException {
+            write(out, row);
+            stores++;
+        }
+
+        /** Writes a row read from another snapshot ({@link RowHandler}), unchanged. */
+        void copy(ByteBuffer payload) throws IOException {
+            ByteBuffer frame = Frames.open(payload.remaining());
+            frame.put(payload.duplicate());
+            frame(Frames.seal(frame));
+        }
+
+        /** The rows written so far. */
+        int stores() {
+            return stores;
+        }
+
+        /** Writes the trailer, which makes the snapshot complete. */
+        void finish() throws IOException {
+            ByteBuffer trailer = Frames.open(2 * Integer.BYTES);
+            trailer.putInt(TRAILER_MAGIC).putInt(stores);
+            write(out, Frames.seal(trailer));
+        }
     }
 
     /**
@@ -121,9 +210,34 @@ final class Snapshots {
      *                               not match, or the snapshot does not fit the configured ranges
      */
     static long[] load(StateDirectory directory, long number, StoreCounts counts) throws IOException {
-        Path file = directory.snapshot(number);
         long[] logged = new long[counts.maxStores() + 1];
+        read(directory.snapshot(number), number, header -> header.maxStores() > counts.maxStores()
+                || header.maxItemId() > counts.maxItemId()
+                ? "it was written for " + header.maxStores() + " stores x " + header.maxItemId() + " items, more than the "
+                  + counts.maxStores() + " x " + counts.maxItemId() + " configured (PLATFORM_MAX_STORES, "
+                  + "PLATFORM_MAX_ITEM_ID); configure at least as many"
+                : null, (storeId, payload) -> {
+                    Row row = Row.read(payload);
+                    counts.restoreStore(row.storeId(), row.counts(), row.purchases(), row.recentIds());
+                    logged[row.storeId()] = row.logged();
+                });
+        return logged;
+    }
+
+    /**
+     * Reads snapshot file {@code file}, which must be numbered {@code number}, checking every
+     * frame, and hands each row to {@code rows} once the header passed {@code headerProblem}
+     * (which says what is wrong with it, or null).
+     *
+     * @return its header
+     * @throws CorruptStateException if any frame fails its CRC, the header is not a snapshot
+     *                               {@code number}'s or has a problem, or the trailer is missing
+     *                               or does not match
+     */
+    static Header read(Path file, long number, Function<Header, String> headerProblem, RowHandler rows)
+            throws IOException {
         List<String> problems = new ArrayList<>(1);
+        Header[] header = {null};
         int[] frames = {0};
         int[] trailerStores = {-1};
         int[] stores = {0};
@@ -134,21 +248,20 @@ final class Snapshots {
             } else if (frame == 0) {
                 int magic = payload.getInt();
                 int version = payload.getInt();
-                int maxStores = payload.getInt();
-                int maxItemId = payload.getInt();
-                long first = payload.getLong();
-                if (magic != HEADER_MAGIC || version != VERSION || first != number) {
+                header[0] = new Header(payload.getInt(), payload.getInt(), payload.getLong());
+                if (magic != HEADER_MAGIC || version != VERSION || header[0].number() != number) {
                     problems.add("not a version " + VERSION + " snapshot " + number + " (magic " + Integer.toHexString(magic)
-                            + ", version " + version + ", number " + first + ")");
-                } else if (maxStores > counts.maxStores() || maxItemId > counts.maxItemId()) {
-                    problems.add("it was written for " + maxStores + " stores x " + maxItemId + " items, more than the "
-                            + counts.maxStores() + " x " + counts.maxItemId() + " configured (PLATFORM_MAX_STORES, "
-                            + "PLATFORM_MAX_ITEM_ID); configure at least as many");
+                            + ", version " + version + ", number " + header[0].number() + ")");
+                } else {
+                    String problem = headerProblem.apply(header[0]);
+                    if (problem != null) {
+                        problems.add(problem);
+                    }
                 }
             } else if (payload.remaining() == 2 * Integer.BYTES && payload.getInt(0) == TRAILER_MAGIC) {
                 trailerStores[0] = payload.getInt(Integer.BYTES);
             } else if (problems.isEmpty()) {
-                restoreRow(payload, counts, logged);
+                rows.row(payload.getInt(payload.position()), payload);
                 stores[0]++;
             }
         });
@@ -163,22 +276,7 @@ final class Snapshots {
         if (!problems.isEmpty()) {
             throw new CorruptStateException(file, String.join("; ", problems), "");
         }
-        return logged;
-    }
-
-    private static void restoreRow(ByteBuffer payload, StoreCounts counts, long[] logged) {
-        int storeId = payload.getInt();
-        long purchases = payload.getLong();
-        int[] itemCounts = new int[payload.getInt()];
-        payload.asIntBuffer().get(itemCounts);
-        payload.position(payload.position() + itemCounts.length * Integer.BYTES);
-        int ids = payload.getInt();
-        List<UUID> recent = new ArrayList<>(ids);
-        for (int i = 0; i < ids; i++) {
-            recent.add(new UUID(payload.getLong(), payload.getLong()));
-        }
-        counts.restoreStore(storeId, itemCounts, purchases, recent);
-        logged[storeId] = payload.hasRemaining() ? payload.getLong() : 0;
+        return header[0];
     }
 
     private static void write(WritableByteChannel out, ByteBuffer frame) throws IOException {

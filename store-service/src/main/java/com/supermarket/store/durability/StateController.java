@@ -26,7 +26,7 @@ import org.springframework.web.bind.annotation.RestController;
  * This copy's counts for the other copies of its partition, on the server port:
  * {@code GET /state/snapshot} streams them in the snapshot format ({@link Snapshots}; what
  * {@link PeerRebuild} installs), {@code GET /state/summary} says what they add up to
- * ({@link CountsSummary}) so copies can be compared. Both answer {@code 503} with a reason, and
+ * ({@link CountsSummary}) so copies can be compared, and {@link Repartition} can check what it took. Both answer {@code 503} with a reason, and
  * the {@value PeerRebuild#STATE_HEADER} header, while the counts are not recovered
  * ({@value PeerRebuild#EMPTY}: the state directory is empty and no copy has given its counts yet).
  *
@@ -37,6 +37,13 @@ import org.springframework.web.bind.annotation.RestController;
 @RestController
 @RequestMapping("/state")
 class StateController {
+
+    /**
+     * The header of a {@code GET /state/snapshot} answer naming whose counts it holds, as the
+     * state directory's mark does ({@code "1 of 2, copy 0"}): what {@link Repartition} checks its
+     * sources by.
+     */
+    static final String PARTITION_HEADER = "X-Store-Partition";
 
     private final CountsRecovery recovery;
     private final StoreCounts counts;
@@ -81,6 +88,7 @@ class StateController {
             }
         }
         response.setContentType(MediaType.APPLICATION_OCTET_STREAM_VALUE);
+        response.setHeader(PARTITION_HEADER, StateDirectory.mark(partition, copy.index()));
         // Numbered 0 with nothing of a log in it: the rebuilt copy's own log starts after it.
         Snapshots.write(Channels.newChannel(response.getOutputStream()), 0, counts, () -> 0);
     }
@@ -96,6 +104,7 @@ class StateController {
     private Map<String, Object> identity() {
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("partition", partition.index());
+        body.put("partitions", partition.partitions());
         body.put("copy", copy.index());
         return body;
     }

@@ -86,7 +86,7 @@ record StateDirectory(Path path) {
     void claim(StorePartition partition, int copy) throws IOException {
         Files.createDirectories(path);
         Path mark = path.resolve(PARTITION_MARK);
-        String wanted = partition.index() + " of " + partition.partitions() + ", copy " + copy;
+        String wanted = mark(partition, copy);
         String found;
         if (Files.exists(mark)) {
             found = Files.readString(mark, StandardCharsets.US_ASCII).strip();
@@ -102,18 +102,53 @@ record StateDirectory(Path path) {
             throw new IllegalStateException("the state directory " + path + " holds the counts of store partition " + found
                     + ", not of this store partition " + wanted + " (STORE_PARTITION_INDEX, STORE_PARTITIONS, STORE_PARTITION_COPY): give "
                     + "each partition and copy its own state directory; a changed partition count moves stores between "
-                    + "partitions, which needs new, empty state directories (docs/operations.md, \"Store partitions and copies\")");
+                    + "partitions, which needs new state directories (seeded by 'store-service repartition', "
+                    + "docs/operations.md, \"Store partitions and copies\")");
         }
         if (!Files.exists(mark) || !Files.readString(mark, StandardCharsets.US_ASCII).strip().equals(wanted)) {
-            Path written = path.resolve(PARTITION_MARK + ".tmp");
-            try (FileChannel file = FileChannel.open(written, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
-                    StandardOpenOption.WRITE)) {
-                file.write(ByteBuffer.wrap((wanted + "\n").getBytes(StandardCharsets.US_ASCII)));
-                file.force(true);
-            }
-            Files.move(written, mark, StandardCopyOption.ATOMIC_MOVE);
-            sync();
+            writeMark(partition, copy);
         }
+    }
+
+    /**
+     * Marks the directory as holding the counts of {@code copy} of {@code partition}, whatever it
+     * held: for a directory written for them elsewhere ({@link Repartition}), marked last, so one
+     * whose writing stopped short is not taken for theirs.
+     */
+    void writeMark(StorePartition partition, int copy) throws IOException {
+        Path written = path.resolve(PARTITION_MARK + ".tmp");
+        try (FileChannel file = FileChannel.open(written, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
+                StandardOpenOption.WRITE)) {
+            file.write(ByteBuffer.wrap((mark(partition, copy) + "\n").getBytes(StandardCharsets.US_ASCII)));
+            file.force(true);
+        }
+        Files.move(written, path.resolve(PARTITION_MARK), StandardCopyOption.ATOMIC_MOVE);
+        sync();
+    }
+
+    /** How {@link #claim} names {@code copy} of {@code partition}: {@code "1 of 2, copy 0"}. */
+    static String mark(StorePartition partition, int copy) {
+        return partition.index() + " of " + partition.partitions() + ", copy " + copy;
+    }
+
+    /**
+     * Puts the complete snapshot {@code temp} (written in this directory) in place as snapshot 0,
+     * after an empty log segment 0 (recovery wants the log that follows a snapshot): the segment
+     * made durable, then the snapshot fsynced, renamed into place, the directory fsynced. A crash
+     * before the rename leaves no snapshot and an empty segment, which {@link #hasState()} reads as
+     * no state.
+     */
+    void installFirstSnapshot(Path temp) throws IOException {
+        try (FileChannel segment = FileChannel.open(segment(0), StandardOpenOption.CREATE,
+                StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
+            segment.force(true);
+        }
+        sync();
+        try (FileChannel snapshot = FileChannel.open(temp, StandardOpenOption.WRITE)) {
+            snapshot.force(true);
+        }
+        Files.move(temp, snapshot(0), StandardCopyOption.ATOMIC_MOVE);
+        sync();
     }
 
     /** Creates the directory if needed and removes snapshots a crash left half written. */
