@@ -459,18 +459,32 @@ class HelmChartTest {
     }
 
     @Test
-    void aDrainNeverTakesTwoStoreServicePodsAndTheCopiesOfAPartitionSpreadOverZonesAndNodes() {
+    void aDrainNeverTakesTwoCopiesOfAPartitionAndTheCopiesOfAPartitionSpreadOverZonesAndNodes() {
         List<HasMetadata> objects = HelmChart.objects(HelmChart.template(null, Map.of(
                 "storeService.partitions", "4", "storeService.copies", "2")));
-        PodDisruptionBudget budget = ofKind(objects, PodDisruptionBudget.class).stream()
-                .filter(b -> b.getMetadata().getName().equals("supermarket-store-service")).findFirst().orElseThrow();
+        List<PodDisruptionBudget> budgets = ofKind(objects, PodDisruptionBudget.class).stream()
+                .filter(b -> b.getMetadata().getName().startsWith("supermarket-store-service")).toList();
         List<StatefulSet> sets = ofKind(objects, StatefulSet.class);
 
-        assertThat(budget.getSpec().getMaxUnavailable().getIntVal()).isEqualTo(1);
+        // One budget per partition, not one over every pod: a drained node's evicted pod cannot start
+        // on another node (its volume), so one budget over all refused the next eviction for ever.
+        assertThat(budgets).extracting(b -> b.getMetadata().getName()).containsExactly(
+                "supermarket-store-service-p0", "supermarket-store-service-p1", "supermarket-store-service-p2",
+                "supermarket-store-service-p3");
+        for (int partition = 0; partition < budgets.size(); partition++) {
+            PodDisruptionBudget budget = budgets.get(partition);
+            Map<String, String> selector = new java.util.HashMap<>(budget.getSpec().getSelector().getMatchLabels());
+            assertThat(budget.getSpec().getMaxUnavailable().getIntVal()).isEqualTo(1);
+            assertThat(selector.remove(Workloads.POD_INDEX)).as("the partition, as the controller labels its pods")
+                    .isEqualTo(String.valueOf(partition));
+            for (StatefulSet set : sets) {
+                assertThat(set.getSpec().getTemplate().getMetadata().getLabels())
+                        .as("budget %d covers partition %d of %s", partition, partition, set.getMetadata().getName())
+                        .containsAllEntriesOf(selector);
+            }
+        }
         assertThat(sets).hasSize(2).allSatisfy(set -> {
             var pod = set.getSpec().getTemplate();
-            assertThat(pod.getMetadata().getLabels()).as("the budget covers " + set.getMetadata().getName())
-                    .containsAllEntriesOf(budget.getSpec().getSelector().getMatchLabels());
             var spread = pod.getSpec().getTopologySpreadConstraints();
             assertThat(spread).extracting("topologyKey")
                     .containsExactly("topology.kubernetes.io/zone", "kubernetes.io/hostname");
@@ -486,7 +500,7 @@ class HelmChartTest {
             });
         });
         assertThat(HelmChart.objects(HelmChart.template(null, Map.of("storeService.podDisruptionBudget.enabled", "false"))))
-                .noneMatch(o -> o instanceof PodDisruptionBudget && o.getMetadata().getName().equals("supermarket-store-service"));
+                .noneMatch(o -> o instanceof PodDisruptionBudget && o.getMetadata().getName().startsWith("supermarket-store-service"));
     }
 
     @Test
