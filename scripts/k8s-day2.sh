@@ -77,8 +77,11 @@ start_load() {
   args=$(jq -nc --arg rate "$rate" --arg duration "$duration" --arg threshold "${1:-}" \
     '["--rate", $rate, "--duration", $duration, "--all-stores-at-once", "--retries", "0", "--get-ratio", "0.33"]
      + (if $threshold == "" then [] else ["--threshold", $threshold] end)')
+  # helm template assumes Kubernetes 1.20 unless told, which the chart's kubeVersion refuses.
+  local kube_version=v1.35.4
+  $dry_run || kube_version=$(command kubectl --context "$CONTEXT" version -o json | jq -r .serverVersion.gitVersion)
   # shellcheck disable=SC2046 # the values are words
-  rendered=$(helm template "$RELEASE" helm/supermarket -n "$NAMESPACE" $(release_values) \
+  rendered=$(helm template "$RELEASE" helm/supermarket -n "$NAMESPACE" $(release_values) --kube-version "$kube_version" \
     --set loadClient.enabled=true --set loadClient.run="$run_id" --set loadClient.maxStores="$stores" \
     --set-json "loadClient.extraArgs=$args" --show-only templates/load-client-job.yaml)
   # As JSON; under --dry-run, the helm command and a stand-in Job: the options and what the placement changes.

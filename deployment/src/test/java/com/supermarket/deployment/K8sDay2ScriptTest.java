@@ -83,6 +83,13 @@ class K8sDay2ScriptTest {
     }
 
     @Test
+    void rendersTheLoadJobForTheClustersKubernetesNotHelmsDefault() {
+        // helm template assumes Kubernetes 1.20 unless told; the chart requires 1.28 and refused (first real run).
+        assertThat(lines(s -> s.words().contains("template"))).hasSize(NAMES.size())
+                .allSatisfy(l -> assertThat(ScriptTranscript.shellWords(l.substring(2))).containsSubsequence("--kube-version", "v1.35.4"));
+    }
+
+    @Test
     void theOperationsAreWhatTheyAreCalled() {
         assertThat(lines(s -> s.words().contains("upgrade") && s.words().contains("--set")))
                 .anyMatch(l -> l.contains("purchaseApi.image.tag=0.1.0-day2"))
