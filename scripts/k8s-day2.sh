@@ -84,18 +84,20 @@ start_load() {
   rendered=$(helm template "$RELEASE" helm/supermarket -n "$NAMESPACE" $(release_values) --kube-version "$kube_version" \
     --set loadClient.enabled=true --set loadClient.run="$run_id" --set loadClient.maxStores="$stores" \
     --set-json "loadClient.extraArgs=$args" --show-only templates/load-client-job.yaml)
-  # As JSON; under --dry-run, the helm command and a stand-in Job: the options and what the placement changes.
+  # As JSON; under --dry-run, the helm command and a stand-in Job: the options and what the placement
+  # changes. A rendered object names no namespace (helm install sets it), so it is set here.
   if $dry_run; then
     echo "$rendered"
-    job=$(jq -n --arg name "$RELEASE-load-client-$run_id" --arg ns "$NAMESPACE" --argjson args "$args" \
-      '{apiVersion: "batch/v1", kind: "Job", metadata: {name: $name, namespace: $ns}, spec: {template: {spec: {
+    job=$(jq -n --arg name "$RELEASE-load-client-$run_id" --argjson args "$args" \
+      '{apiVersion: "batch/v1", kind: "Job", metadata: {name: $name}, spec: {template: {spec: {
         containers: [{name: "load-client", args: (["run"] + $args)}],
         volumes: [{name: "results", persistentVolumeClaim: {claimName: "from-the-chart"}}]}}}}')
   else
     job=$(command kubectl --context "$CONTEXT" create --dry-run=client -o json -f - <<<"$rendered")
   fi
-  apply_json "$(jq --argjson placement "$CLIENT_PLACEMENT" --arg claim "$RESULTS_CLAIM" '
+  apply_json "$(jq --argjson placement "$CLIENT_PLACEMENT" --arg claim "$RESULTS_CLAIM" --arg ns "$NAMESPACE" '
       if .kind == "List" then .items[] else . end | select(.kind == "Job")
+      | .metadata.namespace = $ns
       | .spec.template.spec += $placement
       | (.spec.template.spec.volumes[] | select(.name == "results") | .persistentVolumeClaim.claimName) = $claim' <<<"$job")"
   kubectl wait --for=jsonpath='{.status.ready}'=1 "job/$RELEASE-load-client-$run_id" -n "$NAMESPACE" --timeout=5m

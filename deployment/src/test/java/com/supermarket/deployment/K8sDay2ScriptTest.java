@@ -77,6 +77,7 @@ class K8sDay2ScriptTest {
                 assertThat(args).as(NAMES.get(i)).doesNotContain("--threshold");
             }
             assertOnTheControlPlane(spec);
+            assertThat(loads.get(i).getMetadata().getNamespace()).as("a rendered object names none").isEqualTo("supermarket");
             assertThat(spec.getVolumes()).filteredOn(v -> v.getName().equals("results")).singleElement()
                     .satisfies(v -> assertThat(v.getPersistentVolumeClaim().getClaimName()).isEqualTo("supermarket-day2-results"));
         }
