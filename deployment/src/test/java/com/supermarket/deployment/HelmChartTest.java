@@ -474,7 +474,10 @@ class HelmChartTest {
         for (int partition = 0; partition < budgets.size(); partition++) {
             PodDisruptionBudget budget = budgets.get(partition);
             Map<String, String> selector = new java.util.HashMap<>(budget.getSpec().getSelector().getMatchLabels());
-            assertThat(budget.getSpec().getMaxUnavailable().getIntVal()).isEqualTo(1);
+            // Not maxUnavailable: the disruption controller then counts the StatefulSets' whole scale
+            // (every partition), and a budget over one partition allowed no eviction on the cluster.
+            assertThat(budget.getSpec().getMaxUnavailable()).isNull();
+            assertThat(budget.getSpec().getMinAvailable().getIntVal()).as("copies - 1").isEqualTo(1);
             assertThat(selector.remove(Workloads.POD_INDEX)).as("the partition, as the controller labels its pods")
                     .isEqualTo(String.valueOf(partition));
             for (StatefulSet set : sets) {
@@ -500,6 +503,9 @@ class HelmChartTest {
             });
         });
         assertThat(HelmChart.objects(HelmChart.template(null, Map.of("storeService.podDisruptionBudget.enabled", "false"))))
+                .noneMatch(o -> o instanceof PodDisruptionBudget && o.getMetadata().getName().startsWith("supermarket-store-service"));
+        assertThat(HelmChart.objects(HelmChart.template(null, Map.of("storeService.copies", "1"))))
+                .as("one copy: a budget could only refuse its pod for ever")
                 .noneMatch(o -> o instanceof PodDisruptionBudget && o.getMetadata().getName().startsWith("supermarket-store-service"));
     }
 
