@@ -210,7 +210,8 @@ pod-template-hash), heldPods (optional, StatefulSet: its pods of a lower ordinal
 revision in an update, rollingUpdate.partition). From the service's values it also takes
 javaToolOptions (overrides platform.javaToolOptions), env (a map of further settings, e.g.
 PURCHASES_INGEST_CONSUMERS_PER_SHARD), terminationGracePeriodSeconds and, optionally,
-shutdown.preStopSleepSeconds (a preStop sleep before the JVM gets its SIGTERM).
+shutdown.preStopSleepSeconds (a preStop call to the service's drain endpoint, which closes kept-alive
+connections and returns after that many seconds; then the JVM gets its SIGTERM).
 */}}
 {{- define "supermarket.deployment" -}}
 {{- $root := .root }}
@@ -318,12 +319,14 @@ spec:
               value: {{ $value | toString | quote }}
             {{- end }}
           {{- with ($values.shutdown).preStopSleepSeconds }}
-          # Keeps serving while the load balancer and the Service stop sending, then the SIGTERM
-          # drains (helm/README.md, "Rollouts"). The images have sleep (coreutils).
+          # Keeps serving while the load balancer and the Service stop sending, closing each kept-alive
+          # connection after its next answer so that its client moves to another pod, then the
+          # SIGTERM drains (helm/README.md, "Rollouts"). The call returns after the seconds.
           lifecycle:
             preStop:
-              exec:
-                command: ["sleep", {{ . | quote }}]
+              httpGet:
+                path: /actuator/drain/{{ . }}
+                port: management
           {{- end }}
           startupProbe:
             {{- toYaml $root.Values.probes.startup | nindent 12 }}

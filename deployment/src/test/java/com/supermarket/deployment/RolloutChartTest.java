@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.HTTPGetAction;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.networking.v1.Ingress;
 import java.nio.file.Path;
@@ -15,7 +16,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * A rolling update or a scale-in drops no request (helm/README.md, "Rollouts"): purchase-api
- * keeps serving through a preStop sleep while the ALB deregisters it, drains within its shutdown
+ * keeps serving through its preStop call while the ALB deregisters it, closing kept-alive connections, drains within its shutdown
  * phase, and is killed only after both; the ALB waits for exactly that and counts a new pod ready
  * only once its health check passes; the consumers get the time their stop takes.
  */
@@ -98,9 +99,12 @@ class RolloutChartTest {
 
     private static int preStopSleepSeconds(Container container) {
         assertThat(container.getLifecycle()).as("%s has a preStop hook", container.getName()).isNotNull();
-        List<String> command = container.getLifecycle().getPreStop().getExec().getCommand();
-        assertThat(command).hasSize(2).first().isEqualTo("sleep");
-        return Integer.parseInt(command.get(1));
+        HTTPGetAction call = container.getLifecycle().getPreStop().getHttpGet();
+        assertThat(call).as("%s's preStop calls its drain endpoint, which closes kept-alive connections", container.getName())
+                .isNotNull();
+        assertThat(call.getPort().getStrVal()).as("on the management port, never behind the Ingress").isEqualTo("management");
+        assertThat(call.getPath()).startsWith("/actuator/drain/");
+        return Integer.parseInt(call.getPath().substring("/actuator/drain/".length()));
     }
 
     private static int drainSeconds(Container container) {

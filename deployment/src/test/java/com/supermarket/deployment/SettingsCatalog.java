@@ -233,7 +233,11 @@ final class SettingsCatalog {
         }
         // JSON read as YAML, which has no "\/" escape: in JSON it is just "/".
         Map<String, Object> metadata = new Yaml().load(DeploymentFiles.read(file).replace("\\/", "/"));
-        return (List<Map<String, Object>>) metadata.get("properties");
+        // An actuator endpoint of a service's own adds Spring Boot's access setting for it, which
+        // is the framework's (docs: Actuator), not one of the service's.
+        return ((List<Map<String, Object>>) metadata.get("properties")).stream()
+                .filter(property -> !((String) property.get("name")).startsWith("management.endpoint."))
+                .toList();
     }
 
     /** Javadoc as Markdown on one line. */

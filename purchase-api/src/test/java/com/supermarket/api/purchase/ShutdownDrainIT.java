@@ -10,16 +10,24 @@ import com.supermarket.contract.Purchase;
 import com.supermarket.contract.Topology;
 import com.supermarket.tools.proxy.TcpProxy;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.Socket;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
@@ -104,6 +112,65 @@ class ShutdownDrainIT {
         List<UUID> onTheBroker = broker.purchasesBehind(Topology.PURCHASE_EXCHANGE).stream()
                 .map(Purchase::purchaseId).collect(Collectors.toList());
         assertThat(onTheBroker).as("every 201 is on the broker, once").containsExactlyInAnyOrderElementsOf(created);
+    }
+
+    @Test
+    void afterThePreStopCallEveryAnswerClosesItsConnectionSoTheClientMovesBeforeTheStop() throws Exception {
+        try (ConfigurableApplicationContext api = startApi()) {
+            int port = port(api, "local.server.port");
+            ApiClient client = new ApiClient(port, port(api, "local.management.port"));
+            await().atMost(Duration.ofSeconds(30)).until(() -> client.actuator("/health/readiness").statusCode() == 200);
+            try (Socket till = new Socket("localhost", port)) {
+                till.setSoTimeout(10_000);
+                assertThat(headOfAnswer(till)).as("an answer before the preStop call").doesNotContainIgnoringCase("connection: close");
+
+                CompletableFuture<HttpResponse<String>> preStop = CompletableFuture.supplyAsync(() -> client.actuator("/drain/5"));
+                await().atMost(Duration.ofSeconds(10)).until(() -> headOfAnswerOnANewConnection(port)
+                        .toLowerCase(Locale.ROOT).contains("connection: close"));
+                assertThat(preStop).as("the hook waits before the SIGTERM").isNotDone();
+
+                assertThat(headOfAnswer(till)).as("the next answer on a connection kept alive from before")
+                        .containsIgnoringCase("connection: close");
+                assertThat(till.getInputStream().read()).as("the server closed the connection after it").isEqualTo(-1);
+                assertThat(preStop.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+            }
+        }
+    }
+
+    /** A GET of the sales page's address on a connection of its own, closed after: its answer's head. */
+    private static String headOfAnswerOnANewConnection(int port) throws IOException {
+        try (Socket socket = new Socket("localhost", port)) {
+            return headOfAnswer(socket);
+        }
+    }
+
+    /** Sends a GET of the sales page's address (a redirect) on the connection and reads its answer: its status line and headers. */
+    private static String headOfAnswer(Socket socket) throws IOException {
+        socket.getOutputStream().write("GET / HTTP/1.1\r\nHost: localhost\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+        InputStream in = socket.getInputStream();
+        StringBuilder head = new StringBuilder();
+        while (head.indexOf("\r\n\r\n") < 0) {
+            int b = in.read();
+            if (b < 0) {
+                throw new IOException("closed before the answer's headers ended: " + head);
+            }
+            head.append((char) b);
+        }
+        Matcher length = Pattern.compile("(?i)\r\ncontent-length: *(\\d+)").matcher(head);
+        if (length.find()) {
+            in.readNBytes(Integer.parseInt(length.group(1)));
+        } else {
+            // Chunked: read to the last chunk's end.
+            StringBuilder body = new StringBuilder();
+            while (body.indexOf("0\r\n\r\n") < 0) {
+                int b = in.read();
+                if (b < 0) {
+                    throw new IOException("closed within the answer's body: " + head);
+                }
+                body.append((char) b);
+            }
+        }
+        return head.toString();
     }
 
     private static int port(ConfigurableApplicationContext context, String property) {
