@@ -11,7 +11,7 @@
 # replica refuses (closed port, kept-alive connection closed unanswered) to the other one, a
 # POST only when it carries an Idempotency-Key, whose purchase id makes the resend the same
 # purchase (the load client always sends one; deploy/nginx/nginx.conf says why). On EKS the
-# chart's preStop sleep and ALB readiness gate do the same (helm/README.md, "Rollouts").
+# chart's preStop drain call and ALB readiness gate do the same (helm/README.md, "Rollouts").
 #
 # Usage: scripts/rolling-restart.sh [options]
 #   --stores N          stores (default 256)
