@@ -367,18 +367,19 @@ install() {
     args+=(--set-string "secretChecksums.$secret=$(printf '%s' "$data" | sha256sum | cut -d' ' -f1)")
   done
   unchangeable_fields
-  # One store copy at a time (helm/README.md, "Upgrading copy by copy"): upgradeCopies c holds
-  # copies c and above at their revision while copy c-1 rolls, so a partition keeps a copy that
-  # answers its GETs. The last upgrade holds nothing and leaves no hold in the release's values.
-  # On a first install the holds change nothing.
+  # One store copy at a time, the last first (helm/README.md, "Upgrading copy by copy"):
+  # upgradeCopies c holds the copies below c at their revision while copy c rolls, so a partition
+  # keeps a copy that answers its GETs, and a copy added now is placed while copy 0 stays where it
+  # is. The last upgrade holds nothing and leaves no hold in the release's values. On a first
+  # install the holds change nothing.
   copies=$(store_copies)
-  for (( copy = 1; copy < copies; copy++ )); do
+  for (( copy = copies - 1; copy >= 1; copy-- )); do
     run helm upgrade --install "$RELEASE" helm/supermarket -n "$NAMESPACE" "${args[@]}" \
       --set storeService.upgradeCopies="$copy" --wait --timeout 20m
-    run kubectl rollout status "statefulset/$(store_copy_name $(( copy - 1 )))" -n "$NAMESPACE" --timeout=20m
+    run kubectl rollout status "statefulset/$(store_copy_name "$copy")" -n "$NAMESPACE" --timeout=20m
   done
   run helm upgrade --install "$RELEASE" helm/supermarket -n "$NAMESPACE" "${args[@]}" --wait --timeout 20m
-  run kubectl rollout status "statefulset/$(store_copy_name $(( copies - 1 )))" -n "$NAMESPACE" --timeout=20m
+  run kubectl rollout status "statefulset/$(store_copy_name 0)" -n "$NAMESPACE" --timeout=20m
   run helm test "$RELEASE" -n "$NAMESPACE" --timeout 5m
   run kubectl get ingress "$RELEASE-purchase-api" -n "$NAMESPACE" -o 'jsonpath={.status.loadBalancer.ingress[0].hostname}'
 }

@@ -6,14 +6,15 @@
 #
 # Usage: scripts/k8s-day2.sh [options] [STEP...]   (no step: all of them, in this order)
 #   api-rollout    purchase-api rolled to a new image tag; 0 failed requests
-#   store-rollout  store-service rolled to a new image tag, copy 0 first (storeService.upgradeCopies=1),
-#                  then copy 1; 0 failed requests
+#   store-rollout  store-service rolled to a new image tag, copy 1 first (storeService.upgradeCopies=1),
+#                  then copy 0; 0 failed requests
 #   store-claim    a pod of store copy 1 deleted with its claim: it rebuilds from copy 0; 0 failed requests
 #   drain-broker   kubectl drain of the node holding broker 0 (the budgets respected), then uncordon
 #   drain-store    kubectl drain of the node holding the most store-service pods, then uncordon
 #   kill-broker    broker 1 deleted at once (--grace-period=0 --force)
 #   upgrade        helm upgrade from the previous chart version to this one, helm rollback, this one again
-#   copies         storeService.copies 2 -> 1 -> 2: copy 1 comes back empty and rebuilds from copy 0
+#   copies         storeService.copies 2 -> 1 -> 2: copy 1 comes back empty and rebuilds from copy 0,
+#                  placed while copy 0 is held (upgradeCopies=1), then copy 0 rolls
 # Options:
 #   --rate R        requests/s of each step's load (default 100, a quarter of them GETs)
 #   --stores N      store threads (default 64, at most values-local's 128)
@@ -211,7 +212,8 @@ op_upgrade() {
 
 op_copies() {
   upgrade --set storeService.copies=1
-  upgrade --set storeService.copies=2
+  upgrade --set storeService.copies=2 --set storeService.upgradeCopies=1
+  upgrade --set storeService.upgradeCopies=0
 }
 
 # step NAME: the counts saved, the load started, the operation, the release ready again, the load's

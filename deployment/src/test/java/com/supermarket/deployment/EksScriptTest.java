@@ -291,7 +291,8 @@ class EksScriptTest {
                 upgrades.add(i);
             }
         }
-        // values-xlarge.yaml: copies 2. Copy 0 first (copy 1 held at its revision), then copy 1.
+        // values-xlarge.yaml: copies 2. Copy 1 first (copy 0 held at its revision), then copy 0: a
+        // copy added by this upgrade is placed while copy 0 stays where it is.
         assertThat(upgrades).hasSize(2);
         assertThat(steps.get(upgrades.get(0)).words()).contains("storeService.upgradeCopies=1", "--wait");
         assertThat(steps.get(upgrades.get(1)).words()).as("the last upgrade holds nothing, and leaves no hold in the release's values")
@@ -299,7 +300,7 @@ class EksScriptTest {
         int copy0 = first(steps, s -> s.words().containsAll(List.of("kubectl", "rollout", "status", "statefulset/supermarket-store-service")));
         int copy1 = first(steps, s -> s.words().containsAll(List.of("kubectl", "rollout", "status", "statefulset/supermarket-store-service-c1")));
         int helmTest = first(steps, s -> s.words().containsAll(List.of("helm", "test", "supermarket")));
-        assertThat(List.of(upgrades.get(0), copy0, upgrades.get(1), copy1, helmTest)).as("one copy at a time").isSorted();
+        assertThat(List.of(upgrades.get(0), copy1, upgrades.get(1), copy0, helmTest)).as("one copy at a time").isSorted();
         assertThat(steps.get(copy0).words()).anyMatch(w -> w.startsWith("--timeout"));
     }
 

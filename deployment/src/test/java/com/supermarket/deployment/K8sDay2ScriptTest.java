@@ -97,7 +97,11 @@ class K8sDay2ScriptTest {
                 .anyMatch(l -> l.contains("storeService.image.tag=0.1.0-day2") && l.contains("storeService.upgradeCopies=1"))
                 .anyMatch(l -> l.contains("storeService.upgradeCopies=0"));
         int one = first(s -> s.words().contains("storeService.copies=1"));
-        assertThat(first(s -> s.words().contains("storeService.copies=2"))).isGreaterThan(one);
+        int two = first(s -> s.words().contains("storeService.copies=2"));
+        assertThat(two).isGreaterThan(one);
+        assertThat(lines(s -> s.words().contains("storeService.copies=2"))).as("copy 1 placed while copy 0 is held")
+                .allMatch(l -> l.contains("storeService.upgradeCopies=1"));
+        assertThat(first(s -> s.words().contains("storeService.upgradeCopies=0"), two)).as("then copy 0 rolls").isGreaterThan(two);
         int claim = first(s -> s.words().containsAll(List.of("delete", "pvc", "state-supermarket-store-service-c1-0")));
         assertThat(STEPS.get(claim + 1).words()).contains("delete", "pod", "supermarket-store-service-c1-0");
         assertThat(lines(s -> s.words().contains("drain"))).hasSize(2).allSatisfy(l -> assertThat(l)
