@@ -111,7 +111,11 @@ final class PartitionBatches {
     /** Adds a purchase to its partition's batch. Sender thread. */
     void add(Pending pending) {
         long came = pending.enqueuedNanos();
-        Partition partition = partitions.computeIfAbsent(pending.partition(), key -> new Partition(came));
+        Partition partition = partitions.get(pending.partition());
+        if (partition == null) {
+            partition = new Partition(came);
+            partitions.put(pending.partition(), partition);
+        }
         if (partition.waiting.isEmpty()) {
             partition.gatheringSince = came;
             partition.lingering = partition.inFlight.get() > 0 || came - partition.lastSettled < 0;

@@ -52,10 +52,10 @@ import org.springframework.stereotype.Component;
  * a batch), between {@code min-delay} and {@code max-delay} of gathering
  * ({@link PartitionBatches.Policy}): nothing waits at a light load, a short linger at a moderate
  * one, and under load large batches, whatever the shard count. At most {@code max-in-flight}
- * batches are in flight over all partitions. A nack, a
- * return, a confirm timeout or a failed publish refuses every purchase of that batch and only
- * those. A full queue, or a purchase whose batch cannot be let in flight within
- * {@code admission-timeout}, is refused with {@link Reason#OVERLOADED}, never parked.
+ * batches are in flight over all partitions. A nack, a return, a confirm timeout or a failed
+ * publish refuses every purchase of that batch and only those. A full queue, or a purchase whose
+ * batch cannot be let in flight within {@code admission-timeout}, is refused with
+ * {@link Reason#OVERLOADED}, never parked.
  *
  * <p>Purchases with an {@code Idempotency-Key}, when an {@link IdempotencyStore} is configured,
  * have their keys claimed first ({@link KeyClaims}), which hands those it lets through to the
