@@ -32,20 +32,29 @@ record PublishProperties(@DefaultValue("true") boolean persistent,
     }
 
     /**
-     * The group commit: one batch per store partition (each to the partition's next shard queue),
-     * and a partition's purchases wait only while its previous batch awaits the broker's confirm.
+     * The group commit: one batch per store partition (each to the partition's next shard queue);
+     * a partition's purchases wait while its previous batch awaits the broker's confirm, and then
+     * linger for company while it keeps coming.
      *
-     * <p>A purchase of a partition with no batch in flight is published at once, alone if
-     * nothing else waits for that partition: nothing lingers, so a light load is answered in one
-     * confirm's time. The purchases of a partition whose batch is in flight gather and leave
-     * together when its confirm comes, or sooner once they fill {@code max-size}: the broker's
-     * confirm latency paces the batches, so a batch grows with the load and with the broker's own
-     * (a slower broker makes larger, fewer messages). {@code max-in-flight} bounds the batches in
-     * flight over all partitions; below the partition count the partitions take turns (oldest
-     * purchase first), making fewer, larger messages for a longer wait.
+     * <p>A purchase of an idle partition (nothing of it in flight or waiting) is published at
+     * once: a light load is answered in one confirm's time. The purchases that come while the
+     * partition's batch is in flight gather; after its confirm they leave once they have gathered
+     * {@code delay-per-purchase} for each purchase they hold, at least {@code min-delay} and at most
+     * {@code max-delay} (or at once when they fill {@code max-size}). So they keep gathering while
+     * purchases come faster than one per {@code delay-per-purchase}: under a heavy load the
+     * batches grow to max-size or max-delay, below it a batch leaves at most min-delay after its
+     * first purchase once the confirm came. A message costs the broker, the consumers and Redis
+     * far more than a purchase in it (docs/performance.md). {@code max-in-flight} bounds the
+     * batches in flight over all partitions; below the partition count the partitions take turns
+     * (oldest purchase first), making fewer, larger messages for a longer wait.
      *
      * @param maxSize          most purchases in one message; at most store-service's
      *                         {@code store.ingest.max-purchases-per-message}, which sizes its dedup window
+     * @param minDelay         least a batch that began while its partition's previous one was in
+     *                         flight gathers
+     * @param delayPerPurchase how long such a batch gathers per purchase it holds
+     * @param maxDelay         most such a batch gathers; zero (with min-delay zero) sends each
+     *                         batch as soon as the previous one's confirm came
      * @param maxInFlight      batches published and not yet confirmed, over all partitions;
      *                         each partition has one batch in flight and, under a load that
      *                         fills batches faster than the confirms come, full batches beyond
@@ -63,6 +72,9 @@ record PublishProperties(@DefaultValue("true") boolean persistent,
      *                         (its partition's previous confirm, then a permit) before it is refused
      */
     record Batch(@DefaultValue("100") int maxSize,
+                 @DefaultValue("2ms") Duration minDelay,
+                 @DefaultValue("400us") Duration delayPerPurchase,
+                 @DefaultValue("20ms") Duration maxDelay,
                  @DefaultValue("32") int maxInFlight,
                  @DefaultValue("2") int maxClaimsInFlight,
                  @DefaultValue("20000") int queueCapacity,
@@ -75,6 +87,10 @@ record PublishProperties(@DefaultValue("true") boolean persistent,
             }
             if (admissionTimeout.isNegative() || admissionTimeout.isZero()) {
                 throw new IllegalArgumentException("api.publish.batch admission-timeout must be positive");
+            }
+            if (minDelay.isNegative() || delayPerPurchase.isNegative() || maxDelay.compareTo(minDelay) < 0) {
+                throw new IllegalArgumentException("api.publish.batch min-delay and delay-per-purchase must not be negative,"
+                        + " and max-delay not below min-delay");
             }
         }
     }

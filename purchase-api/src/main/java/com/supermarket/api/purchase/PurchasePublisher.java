@@ -46,14 +46,16 @@ import org.springframework.stereotype.Component;
  * ({@link PartitionBatches}), frames a partition's group as one {@link PurchaseBatch} and
  * publishes it once to the ingress fanout with one {@link CorrelationData}, with the routing key
  * of the partition's next shard queue ({@link ShardRouting#routingKey}), so a partition's batches
- * go round its shard queues; the batch's confirm completes every request in it. Batching is
- * natural: a partition with no batch in flight sends at once, and while its batch awaits its
- * confirm, its new purchases gather and leave together when the confirm comes (or once they fill
- * a batch), so nothing lingers at a light load and batches grow with the load, whatever the shard
- * count. At most {@code max-in-flight} batches are in flight over all partitions. A nack, a
- * return, a confirm timeout or a failed publish refuses every purchase of that batch and only
- * those. A full queue, or a purchase whose batch cannot be let in flight within
- * {@code admission-timeout}, is refused with {@link Reason#OVERLOADED}, never parked.
+ * go round its shard queues; the batch's confirm completes every request in it. An idle partition
+ * sends at once; while its batch awaits its confirm, its new purchases gather, and leave together
+ * after the confirm once they stop coming faster than one per {@code delay-per-purchase} (or fill
+ * a batch), between {@code min-delay} and {@code max-delay} of gathering
+ * ({@link PartitionBatches.Policy}): nothing waits at a light load, a short linger at a moderate
+ * one, and under load large batches, whatever the shard count. At most {@code max-in-flight}
+ * batches are in flight over all partitions. A nack, a return, a confirm timeout or a failed
+ * publish refuses every purchase of that batch and only those. A full queue, or a purchase whose
+ * batch cannot be let in flight within {@code admission-timeout}, is refused with
+ * {@link Reason#OVERLOADED}, never parked.
  *
  * <p>Purchases with an {@code Idempotency-Key}, when an {@link IdempotencyStore} is configured,
  * have their keys claimed first ({@link KeyClaims}), which hands those it lets through to the
@@ -95,8 +97,8 @@ class PurchasePublisher implements DisposableBean {
     private volatile boolean closed;
     /**
      * While the sender is parked with nothing it may publish: how many queued purchases could
-     * fill a waiting batch (a request wakes it once the queue holds that many, or at once for a
-     * partition with no batch in flight); 0 while it runs.
+     * fill a waiting batch (a request wakes it once the queue holds that many, or at once for an
+     * idle partition); 0 while it runs.
      */
     private volatile int wakeAtQueued;
     /** What waits for a batch, by partition; see its thread-safety. */
@@ -115,7 +117,7 @@ class PurchasePublisher implements DisposableBean {
         this.tracing = tracing;
         this.queue = new ArrayBlockingQueue<>(settings.queueCapacity());
         this.inFlight = new Semaphore(settings.maxInFlight());
-        this.batches = new PartitionBatches(settings.maxSize());
+        this.batches = new PartitionBatches(PartitionBatches.Policy.of(settings));
         this.keyClaims = new KeyClaims(idempotency, settings, this::enqueue, registry);
         this.confirmLatency = Timer.builder("api.purchases.confirm.latency")
                 .description("From the publish of a batch of purchases until the broker confirmed it")
@@ -215,8 +217,8 @@ class PurchasePublisher implements DisposableBean {
             return;
         }
         // The sender parks while nothing may leave; this purchase may let a batch leave when its
-        // partition has none in flight and a permit is free (else that confirm wakes the sender),
-        // or when the queue holds enough to fill a waiting batch.
+        // partition is idle and a permit is free (else that confirm wakes the sender), or when the
+        // queue holds enough to fill a waiting batch; a lingering batch's end wakes the sender itself.
         int wakeAt = wakeAtQueued;
         if (wakeAt > 0 && (!batches.busy(pending.partition()) && inFlight.availablePermits() > 0
                 || queue.size() >= wakeAt)) {
@@ -232,13 +234,14 @@ class PurchasePublisher implements DisposableBean {
         try {
             while (!closed) {
                 drain();
-                int partition = batches.next();
+                long now = System.nanoTime();
+                int partition = batches.next(now);
                 if (partition >= 0 && inFlight.tryAcquire()) {
                     publish(batches.cut(partition));
                     continue;
                 }
-                // Nothing may leave now: what waits for a permit or its partition's confirm gathers.
-                batches.refuseOverdue(System.nanoTime(), this::overloaded);
+                // Nothing may leave now: what waits for a permit, its partition's confirm or its linger gathers.
+                batches.refuseOverdue(now, this::overloaded);
                 awaitWork();
             }
         } catch (InterruptedException e) {
@@ -260,17 +263,19 @@ class PurchasePublisher implements DisposableBean {
     }
 
     /**
-     * Parks until something may let a batch leave (a purchase for a partition with none in flight,
-     * enough purchases to fill a batch, a confirm) or the earliest admission deadline passes, at
-     * most an admission timeout, so that the purchases queued meanwhile for busy shards are
-     * refused in time too. The wake-up condition is set before looking again, so a request or a
-     * confirm that comes between is seen by one or the other: a confirm always wakes a parked
-     * sender, a request when its purchase may leave at once ({@link #enqueue}).
+     * Parks until something may let a batch leave (a purchase for an idle partition, enough
+     * purchases to fill a batch, a confirm, the end of a batch's linger) or the earliest admission
+     * deadline passes, at most an admission timeout, so that the purchases queued meanwhile for
+     * busy partitions are refused in time too. The wake-up condition is set before looking again,
+     * so a request or a confirm that comes between is seen by one or the other: a confirm always
+     * wakes a parked sender, a request when its purchase may leave at once ({@link #enqueue}).
      */
     private void awaitWork() throws InterruptedException {
         wakeAtQueued = batches.missingToFill();
-        if (queue.isEmpty() && (batches.next() < 0 || inFlight.availablePermits() == 0)) {
-            long left = Math.min(batches.admissionLeft(System.nanoTime()), settings.admissionTimeout().toNanos());
+        long now = System.nanoTime();
+        if (queue.isEmpty() && (batches.next(now) < 0 || inFlight.availablePermits() == 0)) {
+            long left = Math.min(Math.min(batches.admissionLeft(now), batches.lingerLeft(now)),
+                    settings.admissionTimeout().toNanos());
             if (left > 0) {
                 LockSupport.parkNanos(this, left);
             }
@@ -361,7 +366,7 @@ class PurchasePublisher implements DisposableBean {
         }
         span.end();
         inFlight.release();
-        batches.settled(partition);
+        batches.settled(partition, System.nanoTime());
         if (wakeAtQueued > 0) {
             LockSupport.unpark(sender);
         }

@@ -176,8 +176,15 @@ class PurchasePublisherTest {
         return publisher;
     }
 
+    /** The group commit's settings, with the default linger (2 ms, 0.4 ms a purchase, at most 20 ms). */
+    private static PublishProperties.Batch batch(int maxSize, int maxInFlight, int maxClaimsInFlight, int queueCapacity,
+                                                 Duration admissionTimeout) {
+        return new PublishProperties.Batch(maxSize, Duration.ofMillis(2), Duration.ofNanos(400_000), Duration.ofMillis(20),
+                maxInFlight, maxClaimsInFlight, queueCapacity, admissionTimeout);
+    }
+
     private PurchasePublisher publisher(int maxSize, int maxInFlight) {
-        return publisher(true, Duration.ofSeconds(5), new PublishProperties.Batch(maxSize, maxInFlight, 16, 100_000,
+        return publisher(true, Duration.ofSeconds(5), batch(maxSize, maxInFlight, 16, 100_000,
                 Duration.ofSeconds(5)));
     }
 
@@ -208,7 +215,7 @@ class PurchasePublisherTest {
     @Test
     void publishesOneBatchMessageToTheIngressWithTheRoutingKeyOfAShardQueueOfTheStoresPartition() {
         PurchasePublisher publisher = publisher(true, Duration.ofSeconds(5),
-                new PublishProperties.Batch(200, 16, 16, 1000, Duration.ofSeconds(1)));
+                batch(200, 16, 16, 1000, Duration.ofSeconds(1)));
         PurchaseRequest purchase = purchase(42);
 
         CompletableFuture<Void> done = publisher.submit(purchase);
@@ -231,7 +238,7 @@ class PurchasePublisherTest {
     @Test
     void canPublishTransientMessages() {
         PurchasePublisher publisher = publisher(false, Duration.ofSeconds(5),
-                new PublishProperties.Batch(200, 16, 16, 1000, Duration.ofSeconds(1)));
+                batch(200, 16, 16, 1000, Duration.ofSeconds(1)));
 
         CompletableFuture<Void> done = publisher.submit(purchase(1));
 
@@ -297,7 +304,7 @@ class PurchasePublisherTest {
         // their permit; on a loaded machine that can exceed 5 s of admission, and this test is
         // about answers, not speed.
         PurchasePublisher publisher = publisher(true, Duration.ofSeconds(5),
-                new PublishProperties.Batch(50, 4, 16, 100_000, Duration.ofSeconds(keyed ? 30 : 5)));
+                batch(50, 4, 16, 100_000, Duration.ofSeconds(keyed ? 30 : 5)));
         int threads = 16;
         int perThread = 500;
         Map<UUID, CompletableFuture<Void>> futures = new ConcurrentHashMap<>();
@@ -423,6 +430,32 @@ class PurchasePublisherTest {
         assertThat(registry.get("api.purchases.batch.size").summary().totalAmount()).isEqualTo(5);
     }
 
+    /**
+     * Purchases that gathered while their partition's batch was in flight linger after its
+     * confirm, and the sender wakes itself at the linger's end: the latecomers leave in the same
+     * batch, with nothing else to wake the sender.
+     */
+    @Test
+    void aBatchLingersAfterItsConfirmAndTakesThePurchasesThatComeMeanwhile() {
+        Duration linger = Duration.ofSeconds(2);
+        PurchasePublisher publisher = publisher(true, Duration.ofSeconds(5), new PublishProperties.Batch(100, linger,
+                Duration.ZERO, linger, 16, 16, 100_000, Duration.ofSeconds(10)));
+        CompletableFuture<Void> first = publisher.submit(purchase(1));
+        Sent inFlight = awaitSent(0);
+        List<CompletableFuture<Void>> gathered = new ArrayList<>(submitOnThePartitionOf(publisher, 1, 2));
+        awaitSenderParked(publisher);
+
+        inFlight.ack();
+        assertThat(first).succeedsWithin(Duration.ofSeconds(5));
+        gathered.addAll(submitOnThePartitionOf(publisher, 1, 3));
+
+        Sent lingered = awaitSent(1);
+        assertThat(lingered.purchaseIds()).hasSize(5);
+        lingered.ack();
+        assertThat(gathered).allSatisfy(future -> assertThat(future).succeedsWithin(Duration.ofSeconds(5)));
+        assertThat(sent).hasSize(2);
+    }
+
     @Test
     void aPartitionsFullBatchLeavesWithoutWaitingForItsConfirm() {
         PurchasePublisher publisher = publisher(4, 2);
@@ -480,7 +513,7 @@ class PurchasePublisherTest {
     @Test
     void aNackATimeoutOrAReturnRefusesExactlyThePurchasesOfThatBatch() {
         // The confirm timeout leaves the test time to answer the other batches on a busy machine.
-        PurchasePublisher publisher = publisher(true, Duration.ofSeconds(3), new PublishProperties.Batch(1, 12, 16, 1000,
+        PurchasePublisher publisher = publisher(true, Duration.ofSeconds(3), batch(1, 12, 16, 1000,
                 Duration.ofSeconds(10)));
         // Stores 1..4 are on four shards, so at least four messages are in flight together; a
         // batch of one is full, so it leaves while its shard's earlier one is in flight, and there
@@ -561,7 +594,7 @@ class PurchasePublisherTest {
     @Test
     void aBatchThatCannotGetInFlightInTimeIsRefusedNotParked() {
         PurchasePublisher publisher = publisher(true, Duration.ofSeconds(30),
-                new PublishProperties.Batch(200, 1, 16, 1000, Duration.ofMillis(200)));
+                batch(200, 1, 16, 1000, Duration.ofMillis(200)));
         CompletableFuture<Void> inFlight = publisher.submit(purchase(1));
         awaitSent(0);
 
@@ -578,7 +611,7 @@ class PurchasePublisherTest {
     @Test
     void aFullQueueIsRefusedAtOnce() {
         PurchasePublisher publisher = publisher(true, Duration.ofSeconds(3),
-                new PublishProperties.Batch(200, 1, 16, 1, Duration.ofSeconds(30)));
+                batch(200, 1, 16, 1, Duration.ofSeconds(30)));
         publisher.submit(purchase(1));
         awaitSent(0);
         // The sender now waits for a permit holding one purchase; the queue takes one more.
@@ -627,7 +660,7 @@ class PurchasePublisherTest {
     @Test
     void closingRefusesWhatWasNotPublished() throws InterruptedException {
         PurchasePublisher publisher = publisher(true, Duration.ofMillis(300),
-                new PublishProperties.Batch(200, 1, 16, 1000, Duration.ofSeconds(30)));
+                batch(200, 1, 16, 1000, Duration.ofSeconds(30)));
         publisher.submit(purchase(1));
         awaitSent(0);
         CompletableFuture<Void> waiting = publisher.submit(purchase(2));
@@ -697,7 +730,7 @@ class PurchasePublisherTest {
         store.answering = new CompletableFuture<>();
         idempotency = store;
         PurchasePublisher publisher = publisher(true, Duration.ofSeconds(5),
-                new PublishProperties.Batch(200, 16, 1, 100_000, Duration.ofSeconds(5)));
+                batch(200, 16, 1, 100_000, Duration.ofSeconds(5)));
         PurchaseRequest keyed = keyed(1, "a", 101);
         CompletableFuture<Void> first = publisher.submit(keyed); // takes the one claim slot, unanswered
         await().atMost(Duration.ofSeconds(5)).until(() -> store.calls.size() == 1);
@@ -770,7 +803,7 @@ class PurchasePublisherTest {
         store.maxWait = Duration.ofMillis(200);
         idempotency = store;
         PurchasePublisher publisher = publisher(true, Duration.ofSeconds(5),
-                new PublishProperties.Batch(200, 2, 1, 1000, Duration.ofSeconds(5)));
+                batch(200, 2, 1, 1000, Duration.ofSeconds(5)));
         CompletableFuture<Void> first = publisher.submit(keyed(1, "a", 101));
         await().atMost(Duration.ofSeconds(5)).until(() -> store.calls.size() == 1);
         long secondSent = System.nanoTime();
