@@ -148,29 +148,27 @@ class ShutdownDrainIT {
     private static String headOfAnswer(Socket socket) throws IOException {
         socket.getOutputStream().write("GET / HTTP/1.1\r\nHost: localhost\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
         InputStream in = socket.getInputStream();
-        StringBuilder head = new StringBuilder();
-        while (head.indexOf("\r\n\r\n") < 0) {
-            int b = in.read();
-            if (b < 0) {
-                throw new IOException("closed before the answer's headers ended: " + head);
-            }
-            head.append((char) b);
-        }
+        String head = readThrough(in, "\r\n\r\n", "the answer's headers");
         Matcher length = Pattern.compile("(?i)\r\ncontent-length: *(\\d+)").matcher(head);
         if (length.find()) {
             in.readNBytes(Integer.parseInt(length.group(1)));
         } else {
-            // Chunked: read to the last chunk's end.
-            StringBuilder body = new StringBuilder();
-            while (body.indexOf("0\r\n\r\n") < 0) {
-                int b = in.read();
-                if (b < 0) {
-                    throw new IOException("closed within the answer's body: " + head);
-                }
-                body.append((char) b);
-            }
+            readThrough(in, "0\r\n\r\n", "the answer's chunked body");
         }
-        return head.toString();
+        return head;
+    }
+
+    /** Reads up to and including {@code end}; what was read. */
+    private static String readThrough(InputStream in, String end, String what) throws IOException {
+        StringBuilder read = new StringBuilder();
+        while (read.indexOf(end) < 0) {
+            int b = in.read();
+            if (b < 0) {
+                throw new IOException("closed before " + what + " ended: " + read);
+            }
+            read.append((char) b);
+        }
+        return read.toString();
     }
 
     private static int port(ConfigurableApplicationContext context, String property) {
