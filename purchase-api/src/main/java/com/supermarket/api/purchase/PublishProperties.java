@@ -72,7 +72,7 @@ record PublishProperties(@DefaultValue("true") boolean persistent,
      *                         (its partition's previous confirm, then a permit) before it is refused
      */
     record Batch(@DefaultValue("100") int maxSize,
-                 @DefaultValue("2ms") Duration minDelay,
+                 @DefaultValue("4ms") Duration minDelay,
                  @DefaultValue("400us") Duration delayPerPurchase,
                  @DefaultValue("20ms") Duration maxDelay,
                  @DefaultValue("32") int maxInFlight,
