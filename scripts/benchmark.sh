@@ -219,7 +219,7 @@ if [[ "$stub" == true ]]; then build_if_needed load-client; else build_if_needed
 [[ -z "$fresh_database" ]] || mariadb --protocol=tcp -h 127.0.0.1 -uroot -e "DROP DATABASE IF EXISTS $fresh_database" \
   || die "could not empty the benchmark's database $fresh_database"
 [[ "$cluster" == true ]] && start_cluster "$topology_mode"
-# What the pipeline sustained, sampled from outside the runs every 250 ms (tools pipeline-sampler):
+# What the pipeline sustained, sampled from outside the runs (tools pipeline-sampler):
 # the report's "Sustained" table (stored rate and CPU per purchase over run and drain, the drain,
 # the backlog's peak). BENCHMARK_SAMPLER=off: none (scripts/compare.sh samples on its own).
 if [[ "$stub" == false && "${BENCHMARK_SAMPLER:-on}" != off ]]; then

@@ -462,10 +462,11 @@ watch_pid_options() {
 # tools pipeline-sampler's options, one a line, for the services of the checkout at $1 (default
 # ROOT) on this machine's ports: what they stored and counted, what purchase-api published, and
 # the CPU of each service, the broker (BROKER_PROCESS, a regular expression of its command line,
-# default the broker node's own VM, not its command-line tools), the database and Redis.
+# default the broker node's own VM, not its command-line tools), the database and Redis; a row a
+# second while the load client runs (a row's scrapes cost the services), every 250 ms otherwise.
 pipeline_sampler_options() {
   local tree="${1:-$ROOT}" p module
-  printf '%s\n' --api-metrics "http://127.0.0.1:$API_MANAGEMENT_PORT/actuator/prometheus" \
+  printf '%s\n' --load "load-client-[^ ]*\\.jar run " --api-metrics "http://127.0.0.1:$API_MANAGEMENT_PORT/actuator/prometheus" \
     --purchases-metrics "http://127.0.0.1:$PURCHASES_MANAGEMENT_PORT/actuator/prometheus"
   for ((p = 0; p < STORE_PARTITIONS; p++)); do
     printf '%s\n' --store-metrics "http://127.0.0.1:$(store_management_port "$p" 0)/actuator/prometheus"

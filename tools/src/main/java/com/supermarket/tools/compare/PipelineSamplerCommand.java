@@ -33,6 +33,11 @@ import picocli.CommandLine.Option;
  * and counted so far, the messages purchase-api published so far, and each watched process's CPU
  * ticks. Processes are found by their command line at every row (the benchmark starts and stops
  * them), and several matching one name are summed. Runs until killed. Not thread-safe.
+ *
+ * <p>A row costs each service a scrape, and a scrape costs a service about what a few hundred
+ * purchases do, so while the load runs ({@code --load}) the rows come every {@code --every-loaded}
+ * ms, and the first row after the load ends comes at once: the drain is then timed at
+ * {@code --every} and a quarter of the scrapes fall in the run.
  */
 @Command(name = "pipeline-sampler", mixinStandardHelpOptions = true, sortOptions = false,
         description = { "scripts/compare.sh's sampler: a row of pipeline.csv every --every ms until killed:",
@@ -60,6 +65,13 @@ public final class PipelineSamplerCommand implements Callable<Integer> {
     @Option(names = "--every", description = "Milliseconds between rows.")
     private long everyMillis = 250;
 
+    @Option(names = "--load", paramLabel = "REGEX",
+            description = "The load's process, a regular expression found in its command line: while one runs, rows every --every-loaded ms.")
+    private Pattern load;
+
+    @Option(names = "--every-loaded", description = "Milliseconds between rows while the load runs.")
+    private long everyLoadedMillis = 1000;
+
     @Option(names = "--api-metrics", required = true, description = "purchase-api's /actuator/prometheus URL.")
     private String apiMetrics;
 
@@ -73,6 +85,9 @@ public final class PipelineSamplerCommand implements Callable<Integer> {
     @Option(names = "--process", paramLabel = "NAME=REGEX",
             description = "A process to watch: NAME, and a regular expression found in its command line; repeatable.")
     private Map<String, String> processes = new LinkedHashMap<>();
+
+    /** How often a sleep between rows checks whether the load has ended. */
+    private static final long LOAD_CHECK_MILLIS = 20;
 
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
 
@@ -97,13 +112,9 @@ public final class PipelineSamplerCommand implements Callable<Integer> {
                 patterns.values().forEach(pattern -> row.add(ticks(pattern, commandLines)));
                 csv.println(String.join(",", row));
                 csv.flush();
-                next += everyMillis;
-                long wait = next - System.currentTimeMillis();
-                if (wait > 0) {
-                    Thread.sleep(wait);
-                } else {
-                    next = System.currentTimeMillis();
-                }
+                List<Long> loads = load == null ? List.of() : pidsOf(load, commandLines);
+                next += loads.isEmpty() ? everyMillis : everyLoadedMillis;
+                next = sleepUntil(next, loads);
             }
         }
         return 0;
@@ -133,17 +144,37 @@ public final class PipelineSamplerCommand implements Callable<Integer> {
         return value.isPresent() ? Long.toString(Math.round(value.getAsDouble())) : "";
     }
 
+    /**
+     * Sleeps until {@code next} (epoch ms), or until every one of {@code loads} has ended if that
+     * comes first; the time the next row is due.
+     */
+    private static long sleepUntil(long next, List<Long> loads) throws InterruptedException {
+        long now = System.currentTimeMillis();
+        if (now >= next) {
+            return now; // behind: the schedule starts again from now
+        }
+        for (; now < next; now = System.currentTimeMillis()) {
+            if (!loads.isEmpty() && loads.stream().noneMatch(pid -> Files.exists(Path.of("/proc", Long.toString(pid))))) {
+                return now;
+            }
+            Thread.sleep(Math.min(LOAD_CHECK_MILLIS, next - now));
+        }
+        return next;
+    }
+
+    private static List<Long> pidsOf(Pattern pattern, Map<Long, String> commandLines) {
+        return commandLines.entrySet().stream().filter(e -> pattern.matcher(e.getValue()).find()).map(Map.Entry::getKey).toList();
+    }
+
     /** The summed ticks of the processes whose command line holds {@code pattern}; empty when none runs. */
     private static String ticks(Pattern pattern, Map<Long, String> commandLines) {
         long total = 0;
         boolean found = false;
-        for (Map.Entry<Long, String> entry : commandLines.entrySet()) {
-            if (pattern.matcher(entry.getValue()).find()) {
-                OptionalLong ticks = ProcStat.cpuTicks(Path.of("/proc"), entry.getKey());
-                if (ticks.isPresent()) {
-                    total += ticks.getAsLong();
-                    found = true;
-                }
+        for (long pid : pidsOf(pattern, commandLines)) {
+            OptionalLong ticks = ProcStat.cpuTicks(Path.of("/proc"), pid);
+            if (ticks.isPresent()) {
+                total += ticks.getAsLong();
+                found = true;
             }
         }
         return found ? Long.toString(total) : "";
