@@ -285,6 +285,22 @@ public final class TestBroker implements AutoCloseable {
         return purchases;
     }
 
+    /**
+     * Takes every ready message out of {@code queue}, acknowledged, as its consumer would, and
+     * returns the purchases of their batches in the order they came.
+     */
+    public List<Purchase> take(String queue) {
+        List<Purchase> purchases = new ArrayList<>();
+        try (Connection connection = newConnection(); Channel channel = connection.createChannel()) {
+            for (GetResponse get = channel.basicGet(queue, true); get != null; get = channel.basicGet(queue, true)) {
+                purchases.addAll(PurchaseBatch.decode(get.getProps().getType(), get.getBody()).purchases());
+            }
+        } catch (IOException | TimeoutException e) {
+            throw new IllegalStateException(e);
+        }
+        return purchases;
+    }
+
     /** The ready messages summed over every shard queue of {@code exchange}. */
     public long messageCountBehind(String exchange) {
         return shardQueues(exchange).stream().mapToLong(this::messageCount).sum();
