@@ -12,7 +12,8 @@ import org.springframework.boot.context.properties.bind.ConstructorBinding;
  * The broker settings every service shares, under one prefix, {@value #PREFIX} (environment:
  * {@code RABBITMQ_MANAGEMENT_URL}, {@code BROKER_SHARDS_PER_NODE}, {@code BROKER_MANAGE_POLICIES},
  * {@code BROKER_DISCOVERY_INTERVAL}, {@code BROKER_RETRY_INTERVAL}, {@code BROKER_TOPOLOGY_MODE},
- * {@code BROKER_REPLICATED_SHARDS}, {@code BROKER_DECLARE}, {@code STORE_PARTITIONS}, {@code STORE_COPIES}); the connection itself is Spring Boot's
+ * {@code BROKER_REPLICATED_SHARDS}, {@code BROKER_DECLARE}, {@code STORE_PARTITIONS}, {@code STORE_COPIES},
+ * {@code BROKER_SHARD_QUEUE_MAX_LENGTH}, {@code BROKER_SHARD_QUEUE_MAX_LENGTH_BYTES}); the connection itself is Spring Boot's
  * {@code spring.rabbitmq.*} (a list of nodes in {@code spring.rabbitmq.addresses}). A service binds this record from its environment and
  * builds its {@link BrokerSetup} and {@link ShardConsumers} from it. Immutable.
  *
@@ -20,9 +21,9 @@ import org.springframework.boot.context.properties.bind.ConstructorBinding;
  *                          {@code replicated} mode only for the parking queue's policy
  * @param shardsPerNode     shard queues per broker node of each sharded exchange (the policy;
  *                          {@code sharded} mode)
- * @param managePolicies    whether the services set the policies (the sharding and dead-letter
- *                          ones, or in the {@code replicated} mode the parking queue's; false
- *                          when the deployment provides them)
+ * @param managePolicies    whether the services set the policies (the shard queues' one, with
+ *                          the sharding ones in the {@code sharded} mode or the parking queue's in
+ *                          the {@code replicated} mode; false when the deployment provides them)
  * @param discoveryInterval how often the shard queues are listed again once consuming (new
  *                          broker nodes); unused by a service that consumes no shards
  * @param retryInterval     how often an unprepared broker (unreachable, no plugin, no shard
@@ -51,29 +52,47 @@ import org.springframework.boot.context.properties.bind.ConstructorBinding;
  *                          the copies of a partition share its query queue. Every service of a
  *                          vhost must agree on it: the topology declares one store exchange per
  *                          copy group
+ * @param shardQueueMaxLength      most ready messages in one shard queue, 0 for no such bound;
+ *                                 with {@code shardQueueMaxLengthBytes}, the shard queues'
+ *                                 policy ({@link BrokerTopology#shardQueuesDefinition}): a
+ *                                 publish to a full shard queue is nacked, and purchase-api
+ *                                 answers it {@code 503}
+ * @param shardQueueMaxLengthBytes most bytes of ready message bodies in one shard queue, 0 for
+ *                                 no such bound
  */
 public record BrokerSettings(URI managementUrl, int shardsPerNode, boolean managePolicies, Duration discoveryInterval,
                              Duration retryInterval, TopologyMode topologyMode, int replicatedShards, Boolean declare,
-                             int storePartitions, int storeCopies) {
+                             int storePartitions, int storeCopies, long shardQueueMaxLength, long shardQueueMaxLengthBytes) {
 
     /** The configuration prefix of these settings. */
     public static final String PREFIX = "platform.broker";
 
-    // The binder's constructor: the record has others, for the settings before store partitions and copies.
+    // The binder's constructor: the record has others, for the settings before the shard queues' bound.
     @ConstructorBinding
     public BrokerSettings {
         if (managementUrl == null || shardsPerNode < 1 || retryInterval == null || !retryInterval.isPositive()
-                || replicatedShards < 0 || storePartitions < 0 || storeCopies < 0) {
+                || replicatedShards < 0 || storePartitions < 0 || storeCopies < 0 || shardQueueMaxLength < 0
+                || shardQueueMaxLengthBytes < 0) {
             throw new IllegalArgumentException(PREFIX + ".management-url, .shards-per-node (>= 1) and .retry-interval (> 0) "
-                    + "are required, .replicated-shards, .store-partitions and .store-copies must not be negative: "
-                    + managementUrl + ", " + shardsPerNode + ", " + retryInterval + ", " + replicatedShards + ", "
-                    + storePartitions + ", " + storeCopies);
+                    + "are required, .replicated-shards, .store-partitions and .store-copies must not be negative, nor "
+                    + ".shard-queue-max-length and .shard-queue-max-length-bytes: " + managementUrl + ", " + shardsPerNode + ", "
+                    + retryInterval + ", " + replicatedShards + ", " + storePartitions + ", " + storeCopies + ", "
+                    + shardQueueMaxLength + ", " + shardQueueMaxLengthBytes);
         }
         topologyMode = topologyMode == null ? TopologyMode.SHARDED : topologyMode;
         replicatedShards = replicatedShards == 0 ? BrokerTopology.DEFAULT_REPLICATED_SHARDS : replicatedShards;
         declare = declare == null || declare;
         storePartitions = storePartitions == 0 ? 1 : storePartitions;
         storeCopies = storeCopies == 0 ? 1 : storeCopies;
+    }
+
+    /** The settings with the shard queues' default bound ({@link BrokerTopology#DEFAULT_SHARD_QUEUE_MAX_LENGTH} and bytes). */
+    public BrokerSettings(URI managementUrl, int shardsPerNode, boolean managePolicies, Duration discoveryInterval,
+                          Duration retryInterval, TopologyMode topologyMode, int replicatedShards, Boolean declare,
+                          int storePartitions, int storeCopies) {
+        this(managementUrl, shardsPerNode, managePolicies, discoveryInterval, retryInterval, topologyMode, replicatedShards,
+                declare, storePartitions, storeCopies, BrokerTopology.DEFAULT_SHARD_QUEUE_MAX_LENGTH,
+                BrokerTopology.DEFAULT_SHARD_QUEUE_MAX_LENGTH_BYTES);
     }
 
     /** The settings of one store copy group, as before copies: {@code storeCopies} 1. */
@@ -120,6 +139,12 @@ public record BrokerSettings(URI managementUrl, int shardsPerNode, boolean manag
         return queues;
     }
 
+    /** These settings with the shard queues bounded at {@code maxLength} messages and {@code maxLengthBytes} bytes (0: no such bound). */
+    public BrokerSettings withShardQueueBound(long maxLength, long maxLengthBytes) {
+        return new BrokerSettings(managementUrl, shardsPerNode, managePolicies, discoveryInterval, retryInterval, topologyMode,
+                replicatedShards, declare, storePartitions, storeCopies, maxLength, maxLengthBytes);
+    }
+
     /** Whether this service declares the topology itself ({@code platform.broker.declare}). */
     public boolean declares() {
         return declare;
@@ -140,8 +165,8 @@ public record BrokerSettings(URI managementUrl, int shardsPerNode, boolean manag
          * {@code replicatedShards} quorum queues per sharded exchange, declared by the platform
          * with fixed names and bound to the {@code x-modulus-hash} exchange: a message is stored
          * on a majority of nodes before it is confirmed, and a queue keeps working while a
-         * majority of its nodes is up. One policy, set over the management API: the parking queue's
-         * unlimited deliveries ({@link BrokerTopology#applyParkingPolicy}).
+         * majority of its nodes is up. Its policies, set over the management API: the parking
+         * queue's unlimited deliveries and the shard queues' bound ({@link BrokerTopology#applyPolicies}).
          */
         REPLICATED
     }

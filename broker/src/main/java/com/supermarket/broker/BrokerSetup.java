@@ -71,10 +71,8 @@ public final class BrokerSetup {
             } else {
                 BrokerTopology.verify(admin, settings, vhost, user);
             }
-            if (managesPolicies() && replicated()) {
-                BrokerTopology.applyParkingPolicy(management, vhost);
-            } else if (managesPolicies()) {
-                BrokerTopology.applyPolicies(management, vhost, settings.shardsPerNode(), settings.shardedExchanges());
+            if (managesPolicies()) {
+                BrokerTopology.applyPolicies(management, vhost, settings);
             }
         } catch (BrokerTopology.ShardingPluginMissingException e) {
             problem = e.getMessage();
@@ -88,8 +86,9 @@ public final class BrokerSetup {
         log.info("Broker topology ({}) {} in vhost '{}' after {} attempt(s); {}", settings.topologyMode(),
                 settings.declares() ? "declared" : "found (declared by the deployment)", vhost, attempts,
                 !managesPolicies() ? "policies left to the deployment"
-                        : replicated() ? settings.replicatedShards() + " quorum queue(s) per sharded exchange, parking policy applied"
-                        : "policies applied (" + settings.shardsPerNode() + " shard(s) per node)");
+                        : (replicated() ? settings.replicatedShards() + " quorum queue(s) per sharded exchange"
+                        : settings.shardsPerNode() + " shard(s) per node") + ", policies applied (shard queues: "
+                        + BrokerTopology.shardQueuesDefinition(settings) + ")");
         problem = null;
         done = true;
         return true;
@@ -110,9 +109,8 @@ public final class BrokerSetup {
     }
 
     /**
-     * The policies (the sharding ones in the {@code sharded} mode, the parking queue's in the
-     * {@code replicated} mode) are set only by a service that declares (a least-privilege user has
-     * no {@code policymaker} tag).
+     * The policies ({@link BrokerTopology#applyPolicies}) are set only by a service that declares
+     * (a least-privilege user has no {@code policymaker} tag).
      */
     private boolean managesPolicies() {
         return settings.managePolicies() && settings.declares();

@@ -18,9 +18,10 @@ import org.springframework.amqp.rabbit.core.RabbitAdmin;
 
 /**
  * The platform's broker topology, in one place for every service and test: the exchanges,
- * queues and bindings as {@link Declarables} (declared over AMQP), and, in the {@code sharded}
- * mode, the sharding and dead-letter policies (set over the management API, which AMQP cannot
- * do). Everything is idempotent, so any service may start first. {@link BrokerSetup} applies both.
+ * queues and bindings as {@link Declarables} (declared over AMQP), and the policies (set over the
+ * management API, which AMQP cannot do): the shard queues' dead-lettering and bound in both modes,
+ * the sharding policies in the {@code sharded} mode. Everything is idempotent, so any service may
+ * start first. {@link BrokerSetup} applies both.
  *
  * <p>The {@linkplain BrokerSettings.TopologyMode mode} decides what is behind the two
  * {@code x-modulus-hash} exchanges: the sharding plugin's classic queues ({@code sharded}), or
@@ -28,7 +29,7 @@ import org.springframework.amqp.rabbit.core.RabbitAdmin;
  * itself ({@code replicated}), each with a single active consumer, a delivery limit and the
  * dead-letter exchange as arguments. In {@code replicated} mode the parking queue and the RPC
  * queue are quorum queues too: nothing the platform keeps lives on one node only; one policy
- * ({@link #applyParkingPolicy}) lifts the parking queue's delivery limit. Nothing declared here
+ * lifts the parking queue's delivery limit. Nothing declared here
  * uses a feature RabbitMQ 4.3 deprecates (the tests run with every one denied).
  *
  * <p>A service registers {@link #declarables(BrokerSettings)} as a bean, so Spring's
@@ -56,6 +57,18 @@ public final class BrokerTopology {
      * requeue, a client that closes its channel) counts as one.
      */
     public static final int PARKING_DELIVERY_LIMIT = -1;
+
+    /**
+     * Default bound of a shard queue in ready messages ({@code platform.broker.shard-queue-max-length}):
+     * docs/operations.md, "When the consumers fall behind", says why this much.
+     */
+    public static final long DEFAULT_SHARD_QUEUE_MAX_LENGTH = 100_000;
+
+    /**
+     * Default bound of a shard queue in bytes of ready message bodies, 256 MiB
+     * ({@code platform.broker.shard-queue-max-length-bytes}).
+     */
+    public static final long DEFAULT_SHARD_QUEUE_MAX_LENGTH_BYTES = 256L * 1024 * 1024;
 
     /** The binding key (the weight, for {@code x-modulus-hash}) of each replicated shard. */
     static final String SHARD_WEIGHT = "1";
@@ -187,33 +200,54 @@ public final class BrokerTopology {
     }
 
     /**
-     * Sets the sharding policy ({@code shardsPerNode} shard queues per node) on the sharded
-     * exchanges of one store copy group ({@link Topology#SHARDED_EXCHANGES}) and the dead-letter
-     * policy on their shard queues; see {@link #applyPolicies(ManagementClient, String, int, List)}.
+     * Sets the policies of {@code settings}' topology mode in {@code vhost}: the shard queues'
+     * ({@link Topology#SHARD_QUEUES_POLICY}, {@link #shardQueuesDefinition}) on the shard queues of
+     * every sharded exchange, and in the {@code sharded} mode the sharding policy
+     * ({@code shardsPerNode} shard queues per node) on each sharded exchange, after which the
+     * plugin creates the shard queues (asynchronously); in the {@code replicated} mode the parking
+     * queue's ({@link Topology#PARKING_POLICY}). A policy rather than queue arguments, so that the
+     * queues declared without them (by an earlier version, by the plugin, or imported from
+     * definitions) take them too, and a changed bound applies to the queues as they are.
      */
-    public static void applyPolicies(ManagementClient management, String vhost, int shardsPerNode) {
-        applyPolicies(management, vhost, shardsPerNode, Topology.SHARDED_EXCHANGES);
+    public static void applyPolicies(ManagementClient management, String vhost, BrokerSettings settings) {
+        List<String> exchanges = settings.shardedExchanges().stream().map(BrokerTopology::quote).toList();
+        String shardQueues;
+        if (settings.topologyMode() == BrokerSettings.TopologyMode.REPLICATED) {
+            applyParkingPolicy(management, vhost);
+            // Topology.replicatedShardName: <exchange>.shard.<index>
+            shardQueues = "^(" + String.join("|", exchanges) + ")\\.shard\\.[0-9]+$";
+        } else {
+            for (String exchange : settings.shardedExchanges()) {
+                management.putPolicy(vhost, Topology.shardingPolicyName(exchange), "^" + quote(exchange) + "$", "exchanges",
+                        10, Map.of("shards-per-node", settings.shardsPerNode(), "routing-key", "shard"));
+            }
+            shardQueues = "^" + Topology.shardQueuePrefix("(" + String.join("|", exchanges) + ")");
+        }
+        management.putPolicy(vhost, Topology.SHARD_QUEUES_POLICY, shardQueues, "queues", 10, shardQueuesDefinition(settings));
     }
 
     /**
-     * Sets the sharding policy ({@code shardsPerNode} shard queues per node) on each of
-     * {@code shardedExchanges} ({@link BrokerSettings#shardedExchanges()}) and the dead-letter
-     * policy on their shard queues. The plugin creates the shard queues shortly after
-     * (asynchronously).
+     * The definition of the shard queues' policy: rejected messages go to the dead-letter
+     * exchange, and a queue holding {@code shard-queue-max-length} ready messages or
+     * {@code shard-queue-max-length-bytes} bytes of them refuses what is published to it
+     * ({@code overflow: reject-publish}, which classic and quorum queues both take): the broker
+     * nacks the publish, so purchase-api answers it {@code 503}, and every other queue the message
+     * is routed to still takes it. A bound of 0 is none; with neither, the queues grow until a
+     * broker alarm blocks every publisher.
      */
-    public static void applyPolicies(ManagementClient management, String vhost, int shardsPerNode,
-                                     List<String> shardedExchanges) {
-        if (shardsPerNode < 1) {
-            throw new IllegalArgumentException("shardsPerNode must be at least 1: " + shardsPerNode);
+    public static Map<String, Object> shardQueuesDefinition(BrokerSettings settings) {
+        Map<String, Object> definition = new LinkedHashMap<>();
+        definition.put("dead-letter-exchange", Topology.DEAD_LETTER_EXCHANGE);
+        if (settings.shardQueueMaxLength() > 0) {
+            definition.put("max-length", settings.shardQueueMaxLength());
         }
-        for (String exchange : shardedExchanges) {
-            management.putPolicy(vhost, Topology.shardingPolicyName(exchange), "^" + quote(exchange) + "$", "exchanges", 10,
-                    Map.of("shards-per-node", shardsPerNode, "routing-key", "shard"));
+        if (settings.shardQueueMaxLengthBytes() > 0) {
+            definition.put("max-length-bytes", settings.shardQueueMaxLengthBytes());
         }
-        List<String> quoted = shardedExchanges.stream().map(BrokerTopology::quote).toList();
-        management.putPolicy(vhost, Topology.SHARD_QUEUES_POLICY,
-                "^" + Topology.shardQueuePrefix("(" + String.join("|", quoted) + ")"), "queues", 10,
-                Map.of("dead-letter-exchange", Topology.DEAD_LETTER_EXCHANGE));
+        if (definition.size() > 1) {
+            definition.put("overflow", "reject-publish");
+        }
+        return definition;
     }
 
     /**
@@ -223,7 +257,7 @@ public final class BrokerTopology {
      * it too. For the {@code replicated} mode, whose parking queue is a quorum queue; RabbitMQ
      * 4.0 or newer (3.x refuses a negative limit).
      */
-    public static void applyParkingPolicy(ManagementClient management, String vhost) {
+    private static void applyParkingPolicy(ManagementClient management, String vhost) {
         management.putPolicy(vhost, Topology.PARKING_POLICY, "^" + quote(Topology.PARKING_QUEUE) + "$", "queues", 10,
                 Map.of("delivery-limit", PARKING_DELIVERY_LIMIT));
     }

@@ -12,6 +12,8 @@ import com.supermarket.contract.PurchaseBatch;
 import com.supermarket.contract.Topology;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
@@ -26,6 +28,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 class BrokerTopologyIT {
@@ -209,6 +212,68 @@ class BrokerTopologyIT {
         await("the crashing message parked").atMost(Duration.ofSeconds(10))
                 .until(() -> broker.messageCount(Topology.PARKING_QUEUE) == 1);
         assertThat(broker.messageCount(shard)).isZero();
+    }
+
+    /**
+     * A shard queue bounded by the shard queues' policy refuses a publish once full, in both modes
+     * (classic and quorum queues, RabbitMQ 4.3): the broker nacks it, while the other sharded
+     * exchange's shard queue, which has room, still takes it; once the full queue is drained, a
+     * publish is confirmed again.
+     */
+    @ParameterizedTest
+    @EnumSource(BrokerSettings.TopologyMode.class)
+    void aFullShardQueueNacksThePublishWhileTheOtherExchangesShardStillTakesIt(BrokerSettings.TopologyMode mode)
+            throws Exception {
+        int bound = 2;
+        Duration interval = Duration.ofSeconds(1);
+        broker.apply(new BrokerSettings(broker.managementUri(), 1, true, interval, interval, mode, 1, null)
+                .withShardQueueBound(bound, 0));
+        String purchaseShard = shardOf(Topology.PURCHASE_EXCHANGE, mode);
+        String storeShard = shardOf(Topology.STORE_EXCHANGE, mode);
+        for (String shard : List.of(purchaseShard, storeShard)) {
+            await("the bound on " + shard).atMost(Duration.ofSeconds(10)).until(() -> new String(broker.management()
+                    .send("GET", "api/queues/" + encode(broker.vhost()) + "/" + encode(shard), null)).contains("\"overflow\":\"reject-publish\""));
+        }
+        try (Connection connection = broker.newConnection(); Channel channel = connection.createChannel()) {
+            channel.confirmSelect();
+            int accepted = 0;
+            while (publish(channel)) {
+                accepted++;
+                assertThat(accepted).as("publishes confirmed").isLessThanOrEqualTo(bound + 1);
+                takeOne(channel, storeShard);
+            }
+
+            // A classic queue refuses the message that would exceed the bound; a quorum queue
+            // takes it and refuses from then on, until it is back below 80 % of the bound.
+            assertThat(accepted).as("publishes confirmed before the first nack")
+                    .isEqualTo(mode == BrokerSettings.TopologyMode.REPLICATED ? bound + 1 : bound);
+            assertThat(broker.messageCount(purchaseShard)).as("the nacked publish is not in the full queue").isEqualTo(accepted);
+            takeOne(channel, storeShard);
+            channel.queuePurge(purchaseShard);
+            assertThat(publish(channel)).as("confirmed once the full queue was drained").isTrue();
+        }
+    }
+
+    private String shardOf(String exchange, BrokerSettings.TopologyMode mode) {
+        return mode == BrokerSettings.TopologyMode.REPLICATED ? Topology.replicatedShardName(exchange, 0)
+                : broker.shardQueues(exchange).getFirst();
+    }
+
+    /** Publishes one purchase to the ingress and waits for its confirm: true when acked, false when nacked. */
+    private static boolean publish(Channel channel) throws Exception {
+        channel.basicPublish(Topology.INGRESS_EXCHANGE, "1", true, new AMQP.BasicProperties.Builder().deliveryMode(2).build(),
+                new byte[] {1});
+        return channel.waitForConfirms(10_000);
+    }
+
+    /** Waits until {@code queue} holds one message and purges it (a replicated shard's single active consumer forbids basic.get). */
+    private void takeOne(Channel channel, String queue) throws IOException {
+        await("a message in " + queue).atMost(Duration.ofSeconds(10)).until(() -> broker.messageCount(queue) == 1);
+        channel.queuePurge(queue);
+    }
+
+    private static String encode(String name) {
+        return URLEncoder.encode(name, StandardCharsets.UTF_8).replace("+", "%20");
     }
 
     /** The next ready message of {@code queue} on {@code channel}, waiting up to 2 s for a requeue to land; null if none. */

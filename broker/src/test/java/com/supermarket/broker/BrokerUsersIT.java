@@ -164,7 +164,8 @@ class BrokerUsersIT {
             assertRefused(user, channel -> channel.exchangeDeclare(Topology.INGRESS_EXCHANGE, "fanout", true));
             assertRefused(user, channel -> channel.queueDeclare("extra", true, false, false, null));
             assertRefused(user, channel -> channel.queueBind(purchaseShard, Topology.DEAD_LETTER_EXCHANGE, ""));
-            assertThatThrownBy(() -> BrokerTopology.applyPolicies(user.management(), user.vhost(), 1))
+            assertThatThrownBy(() -> BrokerTopology.applyPolicies(user.management(), user.vhost(),
+                    user.settings(1, Duration.ofSeconds(1))))
                     .as("%s sets a policy", user.username())
                     .isInstanceOf(ManagementClient.ManagementApiException.class).hasMessageContaining("401");
         }

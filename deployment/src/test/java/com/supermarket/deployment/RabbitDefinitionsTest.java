@@ -1,28 +1,18 @@
 package com.supermarket.deployment;
 
-import static com.supermarket.deployment.DeploymentFiles.map;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.sun.net.httpserver.HttpServer;
 import com.supermarket.broker.BrokerSettings;
 import com.supermarket.broker.BrokerTopology;
 import com.supermarket.broker.BrokerUsers;
-import com.supermarket.broker.ManagementClient;
 import com.supermarket.contract.Topology;
-import com.supermarket.contract.WireFormat;
-import java.io.IOException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.URI;
-import java.net.URLDecoder;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.Test;
 import org.springframework.amqp.core.Binding;
 import org.springframework.amqp.core.Declarable;
@@ -77,8 +67,8 @@ class RabbitDefinitionsTest {
     }
 
     @Test
-    void carriesExactlyThePoliciesTheServicesWouldApply() throws IOException {
-        Map<String, Map<String, Object>> applied = recordPolicies(definitions.shardsPerNode(), definitions.vhost());
+    void carriesExactlyThePoliciesTheServicesWouldApply() {
+        Map<String, Map<String, Object>> applied = AppliedPolicies.of(shardedSettings(), definitions.vhost());
 
         assertThat(definitions.section("policies")).hasSameSizeAs(applied.keySet()).allSatisfy(policy -> {
             assertThat(policy).containsEntry("vhost", definitions.vhost());
@@ -159,35 +149,5 @@ class RabbitDefinitionsTest {
     private static BrokerSettings shardedSettings() {
         return new BrokerSettings(URI.create("http://127.0.0.1:1"), BrokerTopology.DEFAULT_SHARDS_PER_NODE, true, null,
                 Duration.ofSeconds(1), BrokerSettings.TopologyMode.SHARDED, 0, null);
-    }
-
-    /**
-     * The policies {@link BrokerTopology#applyPolicies} PUTs, captured by a local stand-in for
-     * the management API (on the loopback interface; nothing leaves this machine).
-     */
-    private static Map<String, Map<String, Object>> recordPolicies(int shardsPerNode, String vhost) throws IOException {
-        Map<String, Map<String, Object>> policies = new ConcurrentHashMap<>();
-        HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-        server.createContext("/api/policies/", exchange -> {
-            String[] path = exchange.getRequestURI().getRawPath().split("/");
-            String policyVhost = URLDecoder.decode(path[3], StandardCharsets.UTF_8);
-            String name = URLDecoder.decode(path[4], StandardCharsets.UTF_8);
-            @SuppressWarnings("unchecked")
-            Map<String, Object> body = WireFormat.mapper().readValue(exchange.getRequestBody().readAllBytes(), Map.class);
-            if (exchange.getRequestMethod().equals("PUT") && policyVhost.equals(vhost)) {
-                policies.put(name, body);
-            }
-            exchange.sendResponseHeaders(204, -1);
-            exchange.close();
-        });
-        server.start();
-        try {
-            URI uri = URI.create("http://127.0.0.1:" + server.getAddress().getPort());
-            BrokerTopology.applyPolicies(new ManagementClient(uri, "recorder", "recorder"), vhost, shardsPerNode);
-        } finally {
-            server.stop(0);
-        }
-        policies.values().forEach(p -> map(p.get("definition")));
-        return policies;
     }
 }

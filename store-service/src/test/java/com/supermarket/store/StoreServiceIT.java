@@ -110,7 +110,7 @@ class StoreServiceIT {
     void consumesShardsAddedLater() {
         await().atMost(Duration.ofSeconds(30)).until(() -> BROKER.shardQueues(Topology.STORE_EXCHANGE).size() == SHARDS);
 
-        BrokerTopology.applyPolicies(BROKER.management(), BROKER.vhost(), SHARDS + 1);
+        BrokerTopology.applyPolicies(BROKER.management(), BROKER.vhost(), BROKER.settings(SHARDS + 1, Duration.ofSeconds(1)));
 
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
             List<String> shards = BROKER.shardQueues(Topology.STORE_EXCHANGE);

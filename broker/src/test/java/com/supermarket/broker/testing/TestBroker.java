@@ -208,11 +208,7 @@ public final class TestBroker implements AutoCloseable {
      */
     public void applyTopology(int shardsPerNode, int storePartitions) {
         Duration interval = Duration.ofSeconds(1);
-        prepare(new BrokerSettings(managementUri, shardsPerNode, true, interval, interval, null, 0, null, storePartitions));
-        for (String exchange : Topology.SHARDED_EXCHANGES) {
-            await("shard queues of " + exchange).atMost(Duration.ofSeconds(30))
-                    .until(() -> shardQueues(exchange).size() >= shardsPerNode);
-        }
+        apply(new BrokerSettings(managementUri, shardsPerNode, true, interval, interval, null, 0, null, storePartitions));
     }
 
     /**
@@ -221,8 +217,23 @@ public final class TestBroker implements AutoCloseable {
      */
     public void applyReplicatedTopology(int shards) {
         Duration interval = Duration.ofSeconds(1);
-        prepare(new BrokerSettings(managementUri, 1, true, interval, interval, BrokerSettings.TopologyMode.REPLICATED,
+        apply(new BrokerSettings(managementUri, 1, true, interval, interval, BrokerSettings.TopologyMode.REPLICATED,
                 shards, null));
+    }
+
+    /**
+     * Declares the topology of {@code settings} in this vhost and applies its policies; in the
+     * {@code sharded} mode, waits until the plugin has created the shard queues of every sharded
+     * exchange.
+     */
+    public void apply(BrokerSettings settings) {
+        prepare(settings);
+        if (settings.topologyMode() == BrokerSettings.TopologyMode.SHARDED) {
+            for (String exchange : settings.shardedExchanges()) {
+                await("shard queues of " + exchange).atMost(Duration.ofSeconds(30))
+                        .until(() -> shardQueues(exchange).size() >= settings.shardsPerNode());
+            }
+        }
     }
 
     private void prepare(BrokerSettings settings) {
@@ -278,6 +289,22 @@ public final class TestBroker implements AutoCloseable {
                 for (GetResponse get = channel.basicGet(shard, false); get != null; get = channel.basicGet(shard, false)) {
                     purchases.addAll(PurchaseBatch.decode(get.getProps().getType(), get.getBody()).purchases());
                 }
+            }
+        } catch (IOException | TimeoutException e) {
+            throw new IllegalStateException(e);
+        }
+        return purchases;
+    }
+
+    /**
+     * Takes every ready message out of {@code queue}, acknowledged, as its consumer would, and
+     * returns the purchases of their batches in the order they came.
+     */
+    public List<Purchase> take(String queue) {
+        List<Purchase> purchases = new ArrayList<>();
+        try (Connection connection = newConnection(); Channel channel = connection.createChannel()) {
+            for (GetResponse get = channel.basicGet(queue, true); get != null; get = channel.basicGet(queue, true)) {
+                purchases.addAll(PurchaseBatch.decode(get.getProps().getType(), get.getBody()).purchases());
             }
         } catch (IOException | TimeoutException e) {
             throw new IllegalStateException(e);

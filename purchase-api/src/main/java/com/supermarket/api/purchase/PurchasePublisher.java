@@ -345,10 +345,13 @@ class PurchasePublisher implements DisposableBean {
                     + correlation.getReturned().getReplyText() + "); the topology is not ready, retry later", null);
         }
         if (!confirm.ack()) {
-            // A nack is not a promise that nothing was enqueued, and Spring AMQP also nacks every
-            // outstanding confirm when a channel closes under it.
-            return new PublishRefusedException(Reason.NACK,
-                    "the broker did not confirm the purchase (" + confirm.reason() + "); " + MAYBE_ACCEPTED, null);
+            // A nack is not a promise that nothing was enqueued: a full shard queue refuses the
+            // message while the other queues it is routed to take it. The broker's own nack gives
+            // no reason; Spring AMQP's, when a channel closes under outstanding confirms, does.
+            String why = confirm.reason() == null
+                    ? "the broker refused the purchase: a queue it goes to is full (its consumers are behind) or cannot take it now"
+                    : "the broker did not confirm the purchase (" + confirm.reason() + ")";
+            return new PublishRefusedException(Reason.NACK, why + "; " + MAYBE_ACCEPTED, null);
         }
         return null;
     }

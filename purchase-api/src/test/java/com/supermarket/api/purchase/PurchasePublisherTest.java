@@ -47,6 +47,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.springframework.amqp.AmqpConnectException;
 import org.springframework.amqp.AmqpTimeoutException;
 import org.springframework.amqp.core.Message;
@@ -551,17 +553,23 @@ class PurchasePublisherTest {
         assertThat(byStore.get(4)).allSatisfy(future -> assertThat(future).isCompleted().isNotCompletedExceptionally());
     }
 
-    @Test
-    void publishThrowsTheRefusalWithTheBrokersReason() {
+    /**
+     * A nack with a reason comes from Spring AMQP (a channel closed under the confirms); the
+     * broker's own, as a full shard queue's, has none.
+     */
+    @ParameterizedTest(name = "nack reason {0}")
+    @CsvSource(value = {"disk full; disk full", "; a queue it goes to is full (its consumers are behind)"}, delimiter = ';')
+    void publishThrowsTheRefusalWithTheNacksReason(String reason, String said) {
         PurchasePublisher publisher = publisher(200, 16);
         doAnswer(invocation -> {
-            ((CorrelationData) invocation.getArgument(3)).getFuture().complete(new CorrelationData.Confirm(false, "disk full"));
+            ((CorrelationData) invocation.getArgument(3)).getFuture().complete(new CorrelationData.Confirm(false, reason));
             return null;
         }).when(template).send(anyString(), anyString(), any(Message.class), any(CorrelationData.class));
 
         assertThatThrownBy(() -> publisher.publish(purchase(1)))
                 .isInstanceOfSatisfying(PublishRefusedException.class, e -> assertThat(e.reason()).isEqualTo(Reason.NACK))
-                .hasMessageContaining("disk full")
+                .hasMessageContaining(said.strip())
+                .hasMessageNotContaining("null")
                 .hasMessageContaining("may or may not have been accepted: retry later with the same Idempotency-Key");
     }
 
