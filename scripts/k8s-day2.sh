@@ -427,18 +427,22 @@ repartition() {
   # their node or zone (the copies' spread would then keep a copy-0 pod Pending for ever); purchase-api
   # held at 0 (else the upgrade restores its replicas: Helm 3's three-way merge sets what the chart
   # renders) until every copy says what was written.
+  # Every upgrade names the count, the copies and the replicas: the values file it passes again names
+  # them too, and would override what the release reuses.
   upgrade --set storeService.partitions="$to" --set storeService.copies=1 --set purchaseApi.replicaCount=0
   kubectl rollout status "statefulset/${sets[0]}" -n "$NAMESPACE" --timeout=15m
   check_summaries "${sets[0]}" -- "${wrote[@]}"
   if ((${#sets[@]} > 1)); then
     # The further copies placed while copy 0 is held; each rebuilds from it.
-    upgrade --set storeService.copies="${#sets[@]}" --set storeService.upgradeCopies=1
+    upgrade --set storeService.partitions="$to" --set storeService.copies="${#sets[@]}" --set storeService.upgradeCopies=1 \
+      --set purchaseApi.replicaCount=0
     for set in "${sets[@]:1}"; do
       kubectl rollout status "statefulset/$set" -n "$NAMESPACE" --timeout=15m
     done
     check_summaries "${sets[@]:1}" -- "${wrote[@]}"
   fi
-  upgrade --set storeService.upgradeCopies=0 --set purchaseApi.replicaCount="$replicas"
+  upgrade --set storeService.partitions="$to" --set storeService.copies="${#sets[@]}" --set storeService.upgradeCopies=0 \
+    --set purchaseApi.replicaCount="$replicas"
 }
 
 op_partitions() {
