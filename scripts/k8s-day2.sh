@@ -483,10 +483,10 @@ op_broker_password() {
   upgrade --set-string "secretChecksums.$secret=$(printf '%s' "$data" | sha256sum | cut -d' ' -f1)"
   kubectl rollout status "deployment/$ROTATED_USER" -n "$NAMESPACE" --timeout=10m
   $dry_run && return
-  # Consuming again, as the rotated user: the old pods gone, its connections those of the new ones.
+  # Consuming again, as the rotated user: the old pods gone (a rollout is done before they end their
+  # graceful stop), its connections those of the new ones.
   for pod in $pods; do
-    [[ -z "$(command kubectl --context "$CONTEXT" get pod "$pod" -n "$NAMESPACE" --ignore-not-found -o name)" ]] \
-      || die "$pod, started on the old password, is still there"
+    kubectl wait --for=delete "pod/$pod" -n "$NAMESPACE" --timeout=5m
   done
   log "$(rabbitmqctl list_connections user --formatter json -q | jq --arg user "$username" \
     '[.[] | select(.user == $user)] | length') connection(s) of $ROTATED_USER's user"
