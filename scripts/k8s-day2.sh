@@ -19,8 +19,9 @@
 #                  partition count" (the chart's procedure): purchase-api at 0 replicas (the load's
 #                  requests fail meanwhile), the storeX shard queues emptied, `store-service
 #                  repartition` in a pod of the release's store-service image, copy 0's claims
-#                  replaced by what it wrote, the upgrade, every copy's GET /state/summary checked
-#                  against what it wrote, then purchase-api back
+#                  replaced by what it wrote, copy 0 started alone on them, then the other copies
+#                  (copy 0 held), every copy's GET /state/summary checked against what was written,
+#                  then purchase-api back
 #   broker-password  purchases-service's broker password rotated by docs/operations.md, "Broker
 #                  users": the Secret, its User reconciled (the broker checked to take the new
 #                  password and refuse the old), the pods rolled by the Secret's checksum
