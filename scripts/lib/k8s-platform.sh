@@ -65,7 +65,9 @@ store_hosts() {
 
 # run_check_pod baseline|checks NAME STORE-POD-NAMES...: the load client's verify (saving the
 # baseline, or checking the run $run_id of claim $RESULTS_CLAIM against it) and check-gets in a pod,
-# placed as $CLIENT_PLACEMENT says (pod spec fields); waits for it and prints its log.
+# placed as $CLIENT_PLACEMENT says (pod spec fields); waits for it and prints its log. check-gets holds
+# every (store, item) total of the purchases database in memory, so the pods' memory grows with it
+# (docs/faults.md, the operators' week, third run).
 run_check_pod() {
   local kind="$1" pod="$2"; shift 2
   kubectl delete pod "$pod" -n "$NAMESPACE" --ignore-not-found --wait=true
@@ -78,7 +80,7 @@ run_check_pod() {
     | {image: $image, imagePullPolicy: "Never",
        env: [{name: "MYSQL_PASSWORD", valueFrom: {secretKeyRef: {name: "supermarket-mysql", key: "password"}}}],
        securityContext: {readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: {drop: ["ALL"]}},
-       resources: {requests: {cpu: "100m", memory: "384Mi"}, limits: {cpu: "1", memory: "384Mi"}},
+       resources: {requests: {cpu: "100m", memory: "768Mi"}, limits: {cpu: "1", memory: "768Mi"}},
        volumeMounts: [{name: "tmp", mountPath: "/tmp"}]} as $base
     | {apiVersion: "v1", kind: "Pod", metadata: {name: $name, namespace: $ns},
        spec: ({restartPolicy: "Never", automountServiceAccountToken: false,
