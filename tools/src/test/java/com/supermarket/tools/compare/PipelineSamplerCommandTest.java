@@ -32,11 +32,13 @@ class PipelineSamplerCommandTest {
     @Test
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void whileTheLoadRunsNoRowIsTakenAndTheRowAfterItComesWhenItEnds() throws Exception {
-        // Rows every 50 ms, and every 10 minutes while a load (found by its command line) runs.
+        // Rows every 50 ms, and every 10 minutes while a load (found by its command line) runs. The
+        // pattern allows a path before the name, for a sleep that a wrapper runs by its full path.
+        String loadPattern = "(^|/)sleep 4$";
         Path csv = dir.resolve("pipeline.csv");
         String url = "http://127.0.0.1:" + services.getAddress().getPort() + "/actuator/prometheus";
         Thread sampler = new Thread(() -> new CommandLine(new PipelineSamplerCommand()).execute("--out", csv.toString(),
-                "--every", "50", "--every-loaded", "600000", "--load", "^sleep 3\\.5$",
+                "--every", "50", "--every-loaded", "600000", "--load", loadPattern,
                 "--api-metrics", url, "--purchases-metrics", url, "--store-metrics", url));
         sampler.start();
         try {
@@ -44,14 +46,18 @@ class PipelineSamplerCommandTest {
                 Thread.sleep(50);
             }
             long started = System.currentTimeMillis();
-            Process load = new ProcessBuilder("sleep", "3.5").start();
+            Process load = new ProcessBuilder("sleep", "4").start();
+            assertThat(commandLineOf(load)).as("the load's command line, as the sampler reads it from /proc")
+                    .containsPattern(loadPattern);
             assertThat(load.waitFor(60, TimeUnit.SECONDS)).isTrue();
             long ended = System.currentTimeMillis();
+            assertThat(load.exitValue()).as("the load's exit status").isZero();
+            assertThat(ended - started).as("how long the load ran, ms").isGreaterThan(3_500);
             while (rows(csv).stream().filter(time -> time > ended).count() < 3) {
                 Thread.sleep(50);
             }
             List<Long> times = rows(csv).stream().filter(time -> time >= started).toList();
-            // Once a row had found the load running, none until it ended (3.5 s, less the time to find
+            // Once a row had found the load running, none until it ended (4 s, less the time to find
             // it); the next came when it ended, not 10 minutes later, and every 50 ms again after.
             int gap = 0;
             for (int i = 1; i < times.size(); i++) {
@@ -67,6 +73,21 @@ class PipelineSamplerCommandTest {
             sampler.interrupt();
             sampler.join(5_000);
         }
+    }
+
+    /** The process's command line once it has replaced the JVM's spawn helper (within 2 s); empty if unreadable. */
+    private static String commandLineOf(Process process) throws InterruptedException {
+        Path cmdline = Path.of("/proc", Long.toString(process.pid()), "cmdline");
+        String line = "";
+        for (int i = 0; i < 100 && !line.contains("sleep"); i++) {
+            try {
+                line = new String(Files.readAllBytes(cmdline), StandardCharsets.UTF_8).replace('\0', ' ').strip();
+            } catch (IOException unreadable) {
+                line = "";
+            }
+            Thread.sleep(20);
+        }
+        return line;
     }
 
     /** The rows' times so far. */
