@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Compares commits side by side, in one sitting on this machine: builds each REF in a worktree of
 # its own, then runs that commit's own scripts/benchmark.sh with the same options for each REF in
-# turn, round after round (REF1 REF2 ... REF1 REF2 ...), so that the machine's drift falls on all
-# of them alike. Beside each benchmark a sampler from this checkout (tools pipeline-sampler)
+# turn, round after round, every other round in reverse (REF1 REF2 REF3, REF3 REF2 REF1, ...), so
+# that the machine's drift, which a sitting shows as much as a quarter, falls on all of them alike. Beside each benchmark a sampler from this checkout (tools pipeline-sampler)
 # records from outside it, every 250 ms, the purchases stored and counted, the messages
 # purchase-api published, and each process's CPU, so that commits whose own scripts measure
 # differently are measured the same way. Then one table (tools compare-report): per run, each
@@ -120,7 +120,9 @@ for name in beam.smp mariadbd redis-server; do
 done
 report_runs=()
 for ((round = 1; round <= rounds; round++)); do
-  for ((i = 0; i < ${#refs[@]}; i++)); do
+  for ((k = 0; k < ${#refs[@]}; k++)); do
+    # Even rounds in reverse: a drift that slows every run after the first favours none of them.
+    i=$(( round % 2 == 1 ? k : ${#refs[@]} - 1 - k ))
     ref="${refs[$i]}" tree="$WORKTREES/${shas[$i]}" variables=()
     [[ "$ref" != *+* ]] || IFS='+' read -r -a variables <<<"${ref#*+}"
     out="$RUN_DIR/$(printf '%s' "$ref" | tr -c 'A-Za-z0-9._-' '_')-r$round"
