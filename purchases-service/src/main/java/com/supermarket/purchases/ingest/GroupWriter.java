@@ -27,8 +27,8 @@ import org.springframework.stereotype.Component;
  * is per transaction, not per purchase. A consumer thread hands its decoded message over
  * ({@link #submit}) and returns at once, so its prefetch keeps messages coming; one writer thread
  * takes every message waiting once the first of them is {@code groupDelay} old or
- * {@code groupMessages} wait (at once, then, when the previous write took longer than the
- * delay), writes their purchases in one call, then settles each message in arrival order.
+ * {@code groupMessages} wait (at once when they gathered during a write that took longer than
+ * the delay), writes their purchases in one call, then settles each message in arrival order.
  *
  * <p>Failures are settled as for a message written alone (docs/architecture.md, "purchases-service:
  * writes, and whose fault a failed write is"): a store fault holds the whole group, unacknowledged,
@@ -47,9 +47,10 @@ import org.springframework.stereotype.Component;
  * a write waiting for the store gives up and requeues its messages, messages still waiting are left
  * to their channels' close (the broker redelivers them), and nothing unwritten is acknowledged.
  *
- * <p>Thread-safe: consumer threads only append to the waiting queue under its monitor; everything
- * else runs on the writer thread, apart from parks, which settle through {@link InOrderAcks}
- * (thread-safe) and count their failures in a concurrent map.
+ * <p>Thread-safe: consumer threads only append to the waiting queue (and register with
+ * {@link InOrderAcks}) under its monitor; the writer thread takes from it under the same monitor
+ * and does everything else, apart from parks, which settle through {@link InOrderAcks}
+ * (thread-safe) and count their failures in a concurrent map, as the writer does.
  */
 @Component
 class GroupWriter implements SmartLifecycle {
@@ -101,6 +102,8 @@ class GroupWriter implements SmartLifecycle {
     // Both guarded by monitor.
     private boolean stopped;
     private Thread thread;
+    /** How long the previous write took; the writer thread's own. */
+    private long previousWriteNanos;
 
     GroupWriter(BatchWriter writer, IngestProperties properties, MeterRegistry registry) {
         this.writer = writer;
@@ -153,11 +156,13 @@ class GroupWriter implements SmartLifecycle {
     /** The next group, once due; null when stopping. */
     private List<Waiting> nextGroup() throws InterruptedException {
         synchronized (monitor) {
+            // Behind: messages gathered during a write longer than the delay; waiting more only adds to it.
+            boolean behind = !waiting.isEmpty() && previousWriteNanos > groupDelayNanos;
             while (!stopped && waiting.isEmpty()) {
                 monitor.wait();
             }
             long left;
-            while (!stopped && waiting.size() < groupMessages
+            while (!stopped && !behind && waiting.size() < groupMessages
                     && (left = waiting.peekFirst().arrivedNanos() + groupDelayNanos - System.nanoTime()) > 0) {
                 TimeUnit.NANOSECONDS.timedWait(monitor, left);
             }
@@ -185,6 +190,7 @@ class GroupWriter implements SmartLifecycle {
     private void write(List<Waiting> group) {
         List<Purchase> purchases = purchasesOf(group);
         Set<UUID> refused;
+        long started = System.nanoTime();
         try {
             refused = purchases.isEmpty() ? Set.of() : writer.write(purchases, () -> join(group));
         } catch (InterruptedException e) {
@@ -194,6 +200,8 @@ class GroupWriter implements SmartLifecycle {
         } catch (RuntimeException | Error e) {
             requeueOrReject(group, e);
             return;
+        } finally {
+            previousWriteNanos = System.nanoTime() - started;
         }
         messagesPerWrite.record(group.size());
         settleWritten(group, refused);
