@@ -38,7 +38,7 @@ import org.springframework.stereotype.Component;
  * own attempts, and rejects a message to the parking queue at its {@code maxAttemptsOnError}-th.
  *
  * <p>A message with something to park (a poison element, a purchase proven bad) is parked on a
- * virtual thread of its own: a park can wait for a broker alarm (up to its timeout), and only its
+ * thread of its own: a park can wait for a broker alarm (up to its timeout), and only its
  * own shard may wait with it. {@link InOrderAcks} keeps each channel's acknowledgements in
  * delivery order, so a {@code multiple} ack never covers a message still writing or parking;
  * each channel is acknowledged once per group, up to its highest settled tag.
@@ -92,8 +92,9 @@ class GroupWriter implements SmartLifecycle {
     private final int groupMessages;
     private final int maxAttemptsOnError;
     private final Map<Long, Integer> attemptsOnError = new ConcurrentHashMap<>();
-    private final ExecutorService parks = Executors.newThreadPerTaskExecutor(
-            Thread.ofVirtual().name("purchases-park-", 0).factory());
+    // Platform threads: a park waits for its confirm in a monitor, which pins a virtual thread's carrier on JDK 21.
+    private final ExecutorService parks = Executors.newCachedThreadPool(
+            Thread.ofPlatform().name("purchases-park-", 0).daemon().factory());
     private final Counter errors;
     private final DistributionSummary messagesPerWrite;
     private final Object monitor = new Object();
