@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import static org.mockito.ArgumentMatchers.anyBoolean;
 import static org.mockito.ArgumentMatchers.anyLong;
 import static org.mockito.ArgumentMatchers.eq;
+import static org.mockito.Mockito.doAnswer;
 import static org.mockito.Mockito.inOrder;
 import static org.mockito.Mockito.mock;
 import static org.mockito.Mockito.never;
@@ -18,12 +19,17 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.mockito.InOrder;
@@ -187,6 +193,52 @@ class GroupWriterTest {
         verify(a, never()).basicAck(anyLong(), anyBoolean());
         verify(a, never()).basicNack(anyLong(), anyBoolean(), anyBoolean());
         verify(a, never()).basicReject(anyLong(), anyBoolean());
+    }
+
+    /**
+     * Consumer threads, each on its own channel, hand over many messages while the writer writes
+     * (some of them parking, which settles out of order): each purchase is stored once and each
+     * channel's acks rise to its last message, with nothing requeued.
+     */
+    @Test
+    void hammer() throws Exception {
+        start(Duration.ofMillis(1), 40);
+        int consumers = 4;
+        int perConsumer = 2_000;
+        List<Channel> channels = new ArrayList<>();
+        Map<Channel, List<Long>> acked = new ConcurrentHashMap<>();
+        for (int c = 0; c < consumers; c++) {
+            Channel channel = mock(Channel.class);
+            List<Long> tags = new CopyOnWriteArrayList<>();
+            doAnswer(call -> tags.add(call.getArgument(0))).when(channel).basicAck(anyLong(), eq(true));
+            acked.put(channel, tags);
+            channels.add(channel);
+        }
+        try (ExecutorService consuming = Executors.newFixedThreadPool(consumers)) {
+            List<Future<?>> running = new ArrayList<>();
+            for (Channel channel : channels) {
+                running.add(consuming.submit(() -> {
+                    for (long tag = 1; tag <= perConsumer; tag++) {
+                        FakeMessage message = message(purchaseAt((int) tag % 100));
+                        groupWriter.submit(channel, tag, tag % 50 == 0 ? message.parking(Thread::yield) : message);
+                    }
+                }));
+            }
+            for (Future<?> each : running) {
+                each.get();
+            }
+        }
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> acked.values().stream()
+                .allMatch(tags -> !tags.isEmpty() && tags.getLast() == perConsumer));
+        assertThat(repository.stored).hasSize(consumers * perConsumer);
+        for (List<Long> tags : acked.values()) {
+            assertThat(tags).as("acks rise").isSorted().doesNotHaveDuplicates();
+        }
+        for (Channel channel : channels) {
+            verify(channel, never()).basicNack(anyLong(), anyBoolean(), anyBoolean());
+        }
+        assertThat(groupWriter.unsettled()).isZero();
     }
 
     private void start(Duration groupDelay, int groupMessages) {
