@@ -219,7 +219,7 @@ class GroupWriterTest {
             for (Channel channel : channels) {
                 running.add(consuming.submit(() -> {
                     for (long tag = 1; tag <= perConsumer; tag++) {
-                        FakeMessage message = message(purchaseAt((int) tag % 100));
+                        FakeMessage message = message(purchaseAt((int) (tag % 100) + 1));
                         groupWriter.submit(channel, tag, tag % 50 == 0 ? message.parking(Thread::yield) : message);
                     }
                 }));
