@@ -72,10 +72,12 @@ abstract class StorageScenarios {
         }
     }
 
+    /** 300 messages over every shard queue, written in groups across the shards. */
     @Test
-    void everyPublishedPurchaseIsStoredExactlyOnceWithItsItems() {
+    void everyPublishedPurchaseIsStoredExactlyOnceWithItsItemsAndAcknowledged() {
         long before = service.storedCount();
         List<Purchase> purchases = TestPurchases.random(300);
+        assertThat(broker.shardQueues(Topology.PURCHASE_EXCHANGE)).as("shard queues").hasSizeGreaterThan(1);
 
         TestPurchases.publish(broker, purchases);
 
@@ -84,6 +86,7 @@ abstract class StorageScenarios {
             assertThat(service.find(purchase.purchaseId())).isEqualTo(purchase);
         }
         assertThat(broker.messageCountBehind(Topology.PURCHASE_EXCHANGE)).isZero();
+        await("every message acknowledged").atMost(PATIENCE).until(() -> inFlight() == 0);
         assertThat(service.prometheus()).contains("purchases_stored_total", "purchases_batch_size_purchases_count",
                 "purchases_write_seconds_count", "purchases_duplicates_total");
     }

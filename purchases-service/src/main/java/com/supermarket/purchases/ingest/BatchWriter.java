@@ -22,18 +22,19 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.context.SmartLifecycle;
 import org.springframework.core.NestedExceptionUtils;
 import org.springframework.stereotype.Component;
 
 /**
- * Writes a consumer's batch to the {@link PurchaseRepository} and rejects a purchase only when it
- * is proven bad (docs/architecture.md, "purchases-service: writes, and whose fault a failed write is"):
+ * Writes a batch (the purchases of a group of messages) to the {@link PurchaseRepository} and
+ * rejects a purchase only when it is proven bad (docs/architecture.md, "purchases-service:
+ * writes, and whose fault a failed write is"):
  * <ul>
  * <li>a failure that is the store's ({@link Fault#STORE}: unavailable, read-only, full, access
- * refused) holds the whole batch (its message stays unacknowledged in the broker) and retries it
+ * refused) holds the whole batch (its messages stay unacknowledged in the broker) and retries it
  * with exponential backoff and jitter until the write succeeds or the service stops;
  * <li>any other failure writes the batch's purchases one by one; one that fails alone is
  * rejected if its error is a data error ({@link Fault#DATA}), or if the store accepted another
@@ -42,17 +43,21 @@ import org.springframework.stereotype.Component;
  * the store refuses.
  * </ul>
  *
- * <p>A lifecycle bean stopped before the shard consumers (which stop at a lower phase), so a
- * consumer waiting for the store is released and requeues its message instead of holding up
- * the shutdown.
+ * <p>While a batch is held, the purchases of messages that arrived meanwhile join it before each
+ * retry: their writes are the other writes that prove a purchase failing alone bad, and the store
+ * takes them in the same write once it is back.
  *
- * <p>Thread-safe: called concurrently by every consumer thread; it keeps no per-batch state
- * beyond the {@link StorageState} entry of each failing batch. The attempt clock and the latest
- * accepted write are atomics shared by all consumers, so one consumer's stored write can prove
- * another consumer's failing purchase bad.
+ * <p>Stopped by the {@link GroupWriter} when the service stops, before the shard consumers: a
+ * write waiting for the store is released and its messages requeued instead of holding up the
+ * shutdown.
+ *
+ * <p>Thread-safe: the {@link GroupWriter}'s one thread calls it, but nothing relies on that; it
+ * keeps no per-batch state beyond the {@link StorageState} entry of each failing batch. The
+ * attempt clock and the latest accepted write are atomics, so a stored write of any caller can
+ * prove another caller's failing purchase bad.
  */
 @Component
-public class BatchWriter implements SmartLifecycle {
+public class BatchWriter {
 
     private static final Logger log = LoggerFactory.getLogger(BatchWriter.class);
     /** A clock reading later than any: no failure yet, so nothing has happened since. */
@@ -63,7 +68,6 @@ public class BatchWriter implements SmartLifecycle {
     private final Duration initialBackoff;
     private final Duration maxBackoff;
     private final CountDownLatch stopping = new CountDownLatch(1);
-    private volatile boolean running;
     private final Counter stored;
     private final Counter duplicates;
     private final Map<Fault, Counter> failures = new EnumMap<>(Fault.class);
@@ -102,20 +106,19 @@ public class BatchWriter implements SmartLifecycle {
     }
 
     /**
-     * Stores {@code purchases}; returns once every one of them is stored or proven bad.
+     * Stores {@code purchases}; returns once every one of them, and every one that joined, is
+     * stored or proven bad.
      *
+     * @param joining asked after each backoff of a held batch: the purchases that arrived
+     *                meanwhile, to be written with it (those of messages held with it)
      * @return the ids of the purchases proven bad (to be parked)
      * @throws InterruptedException if the service stops while a batch is held; nothing of the
      *                              batch may be acknowledged then
      */
-    public Set<UUID> write(List<Purchase> purchases) throws InterruptedException {
+    public Set<UUID> write(List<Purchase> purchases, Supplier<List<Purchase>> joining) throws InterruptedException {
         Map<UUID, Purchase> distinct = new LinkedHashMap<>();
-        purchases.forEach(purchase -> distinct.putIfAbsent(purchase.purchaseId(), purchase));
-        // A purchase redelivered into the same batch is a duplicate too (and DynamoDB refuses a
-        // batch that names one key twice).
-        duplicates.increment(purchases.size() - distinct.size());
         batchSizes.record(purchases.size());
-        List<Purchase> pending = List.copyOf(distinct.values());
+        List<Purchase> pending = join(List.of(), purchases, distinct);
         Set<UUID> refused = new HashSet<>();
         Object holder = new Object();
         long previousFailure = NEVER;
@@ -173,10 +176,31 @@ public class BatchWriter implements SmartLifecycle {
                             pending.size(), latest.fault(), held, cause.toString());
                 }
                 backoff(held);
+                pending = join(pending, joining.get(), distinct);
             }
         } finally {
             state.settled(holder);
         }
+    }
+
+    /**
+     * {@code pending} and those of {@code arrived} not seen before in this write ({@code seen}),
+     * in order. A purchase redelivered into the same write is a duplicate too (and DynamoDB
+     * refuses a batch that names one key twice).
+     */
+    private List<Purchase> join(List<Purchase> pending, List<Purchase> arrived, Map<UUID, Purchase> seen) {
+        if (arrived.isEmpty()) {
+            return pending;
+        }
+        List<Purchase> joined = new ArrayList<>(pending);
+        for (Purchase purchase : arrived) {
+            if (seen.putIfAbsent(purchase.purchaseId(), purchase) == null) {
+                joined.add(purchase);
+            } else {
+                duplicates.increment();
+            }
+        }
+        return List.copyOf(joined);
     }
 
     /**
@@ -223,21 +247,9 @@ public class BatchWriter implements SmartLifecycle {
         }
     }
 
-    @Override
-    public void start() {
-        running = true;
-    }
-
-    /** Makes every writer waiting for the store give up; called once, when the service stops. */
-    @Override
-    public void stop() {
-        running = false;
+    /** Makes a write waiting for the store, and every backoff, give up; for good: the service stops. */
+    void stop() {
         stopping.countDown();
-    }
-
-    @Override
-    public boolean isRunning() {
-        return running;
     }
 
     /**

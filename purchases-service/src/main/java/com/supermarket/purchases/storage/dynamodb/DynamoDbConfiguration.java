@@ -25,8 +25,8 @@ class DynamoDbConfiguration {
         DynamoDbClientBuilder builder = DynamoDbClient.builder()
                 .region(Region.of(properties.region()))
                 .credentialsProvider(credentials(properties))
-                // Each consumer writes the chunks of its message concurrently (a message of 100
-                // purchases is 4 chunks), plus the health check and lookups.
+                // The writer puts a group's chunks of 25 concurrently (40 messages of ~13 purchases
+                // are ~21 chunks; more wait for a connection), plus the health check and lookups.
                 .httpClientBuilder(ApacheHttpClient.builder()
                         .maxConnections(4 * ingest.writersPerNode(broker.settings().shardsPerNode()) + 4))
                 .overrideConfiguration(o -> o.apiCallTimeout(properties.callTimeout()));
