@@ -290,7 +290,7 @@ run_fault() {
   if [[ "$fault" == node-* ]]; then
     "$CLUSTER" logs "$RUN_DIR/cluster-$fault" 2>>"$RUN_DIR/cluster.log" || true
     stop_cluster >>"$RUN_DIR/cluster.log" 2>&1
-    unset RABBITMQ_ADDRESSES RABBITMQ_MANAGEMENT_URL BROKER_TOPOLOGY_MODE BROKER_REPLICATED_SHARDS MYSQL_POOL_SIZE
+    unset RABBITMQ_ADDRESSES RABBITMQ_MANAGEMENT_URL BROKER_TOPOLOGY_MODE BROKER_REPLICATED_SHARDS
   fi
 }
 

@@ -128,11 +128,10 @@ start_cluster() {
   RABBITMQ_MANAGEMENT_URL="$("$CLUSTER" management-url 1)"
   RABBITMQ_VHOST="${RABBITMQ_VHOST:-/}"
   BROKER_TOPOLOGY_MODE="$mode"
-  # As many replicated shards as the sharded mode has shard queues here (4 per node x 3), and a
-  # database pool for one writer each, so that the two modes compare like for like.
+  # As many replicated shards as the sharded mode has shard queues here (4 per node x 3), so that
+  # the two modes compare like for like.
   BROKER_REPLICATED_SHARDS="${BROKER_REPLICATED_SHARDS:-12}"
-  MYSQL_POOL_SIZE="${MYSQL_POOL_SIZE:-14}"
-  export RABBITMQ_ADDRESSES RABBITMQ_MANAGEMENT_URL RABBITMQ_VHOST BROKER_TOPOLOGY_MODE BROKER_REPLICATED_SHARDS MYSQL_POOL_SIZE
+  export RABBITMQ_ADDRESSES RABBITMQ_MANAGEMENT_URL RABBITMQ_VHOST BROKER_TOPOLOGY_MODE BROKER_REPLICATED_SHARDS
   log "platform on the 3-node cluster ($RABBITMQ_ADDRESSES, ${CLUSTER_RUNTIME:-containers}), topology mode $mode"
 }
 
