@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.OptionalLong;
 import java.util.concurrent.Callable;
@@ -114,7 +115,7 @@ public final class PipelineSamplerCommand implements Callable<Integer> {
                 csv.flush();
                 List<Long> loads = load == null ? List.of() : pidsOf(load, commandLines);
                 next += loads.isEmpty() ? everyMillis : everyLoadedMillis;
-                next = sleepUntil(next, loads);
+                next = sleepUntil(next, loads, load);
             }
         }
         return 0;
@@ -146,15 +147,17 @@ public final class PipelineSamplerCommand implements Callable<Integer> {
 
     /**
      * Sleeps until {@code next} (epoch ms), or until every one of {@code loads} has ended if that
-     * comes first; the time the next row is due.
+     * comes first; the time the next row is due. A load has ended when its command line no longer
+     * reads as the one that found it: the same read as the listing's, and an exited process that
+     * is not yet reaped has none.
      */
-    private static long sleepUntil(long next, List<Long> loads) throws InterruptedException {
+    private static long sleepUntil(long next, List<Long> loads, Pattern load) throws InterruptedException {
         long now = System.currentTimeMillis();
         if (now >= next) {
             return now; // behind: the schedule starts again from now
         }
         for (; now < next; now = System.currentTimeMillis()) {
-            if (!loads.isEmpty() && loads.stream().noneMatch(pid -> Files.exists(Path.of("/proc", Long.toString(pid))))) {
+            if (!loads.isEmpty() && loads.stream().noneMatch(pid -> commandLine(pid).filter(line -> load.matcher(line).find()).isPresent())) {
                 return now;
             }
             Thread.sleep(Math.min(LOAD_CHECK_MILLIS, next - now));
@@ -185,18 +188,22 @@ public final class PipelineSamplerCommand implements Callable<Integer> {
         Map<Long, String> lines = new LinkedHashMap<>();
         try (Stream<Path> entries = Files.list(Path.of("/proc"))) {
             for (Path entry : entries.filter(p -> p.getFileName().toString().matches("[0-9]+")).toList()) {
-                try {
-                    byte[] raw = Files.readAllBytes(entry.resolve("cmdline"));
-                    if (raw.length > 0) {
-                        lines.put(Long.parseLong(entry.getFileName().toString()),
-                                new String(raw, StandardCharsets.UTF_8).replace('\0', ' ').strip());
-                    }
-                } catch (IOException gone) {
-                    // the process ended between the listing and the read
-                }
+                long pid = Long.parseLong(entry.getFileName().toString());
+                commandLine(pid).ifPresent(line -> lines.put(pid, line));
             }
         }
         return lines;
+    }
+
+    /** The process's command line, its arguments joined by spaces; empty once it has ended or if it has none. */
+    private static Optional<String> commandLine(long pid) {
+        try {
+            byte[] raw = Files.readAllBytes(Path.of("/proc", Long.toString(pid), "cmdline"));
+            return raw.length == 0 ? Optional.empty()
+                    : Optional.of(new String(raw, StandardCharsets.UTF_8).replace('\0', ' ').strip());
+        } catch (IOException gone) {
+            return Optional.empty();
+        }
     }
 
     private String get(String url) {

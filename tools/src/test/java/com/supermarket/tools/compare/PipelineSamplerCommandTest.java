@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -49,6 +50,10 @@ class PipelineSamplerCommandTest {
             Process load = new ProcessBuilder("sleep", "4").start();
             assertThat(commandLineOf(load)).as("the load's command line, as the sampler reads it from /proc")
                     .containsPattern(loadPattern);
+            try (Stream<Path> listing = Files.list(Path.of("/proc"))) {
+                assertThat(listing.map(entry -> entry.getFileName().toString()))
+                        .as("the /proc listing, as the sampler lists it").contains(Long.toString(load.pid()));
+            }
             assertThat(load.waitFor(60, TimeUnit.SECONDS)).isTrue();
             long ended = System.currentTimeMillis();
             assertThat(load.exitValue()).as("the load's exit status").isZero();
@@ -65,7 +70,8 @@ class PipelineSamplerCommandTest {
                     gap = i - 1;
                 }
             }
-            assertThat(times.get(gap + 1) - times.get(gap)).isGreaterThan(2_500);
+            assertThat(times.get(gap + 1) - times.get(gap))
+                    .as("the longest gap between rows (ms); the rows since the load started: %s", times).isGreaterThan(2_500);
             assertThat(times.get(gap + 1)).isLessThan(ended + 1_000);
             assertThat(times.get(gap + 3) - times.get(gap + 1)).isLessThan(1_000);
             assertThat(Files.readAllLines(csv).get(1)).endsWith(",5,5,5");
