@@ -82,6 +82,16 @@ final class PartitionBatches {
                     settings.maxDelay().toNanos());
         }
 
+        /**
+         * Whether a batch whose first purchase came {@code sinceSettled} nanoseconds after its
+         * partition's last confirm (negative: before it), while {@code inFlight} of the partition's
+         * batches await theirs, lingers: a partition is idle, and its purchase leaves at once,
+         * only once it has had nothing in flight for {@code min}.
+         */
+        boolean lingers(int inFlight, long sinceSettled) {
+            return inFlight > 0 || sinceSettled < min;
+        }
+
         /** How long a lingering batch of {@code waiting} purchases gathers. */
         long gathering(int waiting) {
             return Math.max(min, Math.min(max, perPurchase * waiting));
@@ -113,12 +123,12 @@ final class PartitionBatches {
         long came = pending.enqueuedNanos();
         Partition partition = partitions.get(pending.partition());
         if (partition == null) {
-            partition = new Partition(came);
+            partition = new Partition(came - policy.min());
             partitions.put(pending.partition(), partition);
         }
         if (partition.waiting.isEmpty()) {
             partition.gatheringSince = came;
-            partition.lingering = partition.inFlight.get() > 0 || came - partition.lastSettled < 0;
+            partition.lingering = policy.lingers(partition.inFlight.get(), came - partition.lastSettled);
         } else if (came - partition.gatheringSince < 0) {
             partition.gatheringSince = came;
         }
