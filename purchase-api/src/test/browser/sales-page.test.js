@@ -291,6 +291,9 @@ test('the views can be used with the keyboard alone, and read on a phone', async
   assert.ok(reached, 'the Item link is reached with Tab');
   await page.keyboard.press('Enter');
   await page.waitForURL(/#\/item\/\d+$/);
+  // The URL changes before the browser dispatches hashchange, whose handler moves the focus.
+  await page.waitForFunction(() => document.activeElement?.id === 'view-title', null, { timeout: 2000 })
+    .catch(() => {});
   assert.equal(await page.evaluate(() => document.activeElement?.id), 'view-title');
   await page.keyboard.press('Tab');
   assert.equal(await page.evaluate(() => document.activeElement?.id), 'view-id', 'the item field comes next');
