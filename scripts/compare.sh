@@ -2,7 +2,8 @@
 # Compares commits side by side, in one sitting on this machine: builds each REF in a worktree of
 # its own, then runs that commit's own scripts/benchmark.sh with the same options for each REF in
 # turn, round after round, every other round in reverse (REF1 REF2 REF3, REF3 REF2 REF1, ...), so
-# that the machine's drift, which a sitting shows as much as a quarter, falls on all of them alike. Beside each benchmark a sampler from this checkout (tools pipeline-sampler)
+# that the machine's drift, which a sitting shows as much as a quarter, falls on all of them alike.
+# Beside each benchmark a sampler from this checkout (tools pipeline-sampler)
 # records from outside it, every 250 ms, the purchases stored and counted, the messages
 # purchase-api published, and each process's CPU, so that commits whose own scripts measure
 # differently are measured the same way. Then one table (tools compare-report): per run, each

@@ -157,7 +157,7 @@ public final class PipelineSamplerCommand implements Callable<Integer> {
             return now; // behind: the schedule starts again from now
         }
         for (; now < next; now = System.currentTimeMillis()) {
-            if (!loads.isEmpty() && loads.stream().noneMatch(pid -> commandLine(pid).filter(line -> load.matcher(line).find()).isPresent())) {
+            if (!loads.isEmpty() && loads.stream().noneMatch(pid -> commandLine(pid).map(load.asPredicate()::test).orElse(false))) {
                 return now;
             }
             Thread.sleep(Math.min(LOAD_CHECK_MILLIS, next - now));
