@@ -13,9 +13,11 @@ import java.util.function.Supplier;
  * stores one store-service partition counts), and the group commit's policy: which partition's
  * batch may leave now.
  *
- * <p>A purchase of an idle partition (none of its batches in flight, none waiting) may leave at
- * once, so nothing waits at a light load. The purchases that come while one of the partition's
- * batches is in flight gather: they wait for its confirm, and then linger ({@link Policy}) for
+ * <p>A purchase of an idle partition (none of its batches in flight, none waiting; after a light
+ * batch, none in flight for {@code min}: {@link Policy#lingers}) may leave at once, so nothing
+ * waits long at a light load. The purchases that come while one of the partition's batches is in
+ * flight, or less than {@code min} after a light batch's confirm, gather:
+ * they wait for the confirm, and then linger ({@link Policy}) for
  * as long as company keeps coming, so that under load a partition sends few, large batches
  * (each message costs the broker, the consumers and Redis far more than a purchase in it). A
  * full batch ({@code maxSize}) never waits. Each batch cut is the partition's next turn, which
@@ -26,8 +28,8 @@ import java.util.function.Supplier;
  * <p>A purchase's time is when its request handed it over ({@link Pending#enqueuedNanos}): the
  * sender may take it from the queue only after the confirm that woke it, and a keyed purchase
  * reaches the queue after its key's claim. A batch lingers when its first purchase came before
- * its partition's last confirm (or while a batch of it is still in flight), and gathers from its
- * oldest purchase.
+ * its partition's last confirm, or less than {@code min} after a light batch's (or while a batch
+ * of it is still in flight), and gathers from its oldest purchase.
  *
  * <p>Thread-safety: the waiting purchases, when they began to gather and the turns belong to the
  * sender thread alone. Each partition's count of batches in flight is atomic: the sender raises
@@ -46,12 +48,14 @@ final class PartitionBatches {
         /** Oldest first; sender thread only. */
         final ArrayDeque<Pending> waiting = new ArrayDeque<>();
         final AtomicInteger inFlight = new AtomicInteger();
-        /** Whether the waiting batch began while a batch of the partition was in flight, and so lingers. */
+        /** Whether the waiting batch began while the partition was not idle ({@link Policy#lingers}), and so lingers. */
         volatile boolean lingering;
         /** When the last batch of the partition was settled. */
         volatile long lastSettled;
         /** When the oldest purchase of the waiting batch came; sender thread only. */
         long gatheringSince;
+        /** How many purchases the last batch cut held; sender thread only. */
+        int lastBatch;
         /** Batches cut so far; sender thread only. */
         long turns;
 
@@ -80,6 +84,20 @@ final class PartitionBatches {
         static Policy of(PublishProperties.Batch settings) {
             return new Policy(settings.maxSize(), settings.minDelay().toNanos(), settings.delayPerPurchase().toNanos(),
                     settings.maxDelay().toNanos());
+        }
+
+        /**
+         * Whether a batch whose first purchase came {@code sinceSettled} nanoseconds after its
+         * partition's last confirm (negative: before it), while {@code inFlight} of the partition's
+         * batches await theirs, lingers. After a light batch (one of fewer purchases than
+         * {@code min / perPurchase}, those a heavy load gathers in {@code min}) a partition is idle,
+         * and its purchase leaves at once, only once it has had nothing in flight for {@code min}:
+         * at a light load the next purchases come one by one soon after each confirm. After a heavy
+         * batch it is idle as soon as its confirm came: the purchases of a closed loop's tills come
+         * in bursts behind the confirms that answered them, and the first of a burst goes ahead.
+         */
+        boolean lingers(int inFlight, long sinceSettled, int lastBatch) {
+            return inFlight > 0 || sinceSettled < 0 || sinceSettled < min && lastBatch * perPurchase < min;
         }
 
         /** How long a lingering batch of {@code waiting} purchases gathers. */
@@ -113,12 +131,12 @@ final class PartitionBatches {
         long came = pending.enqueuedNanos();
         Partition partition = partitions.get(pending.partition());
         if (partition == null) {
-            partition = new Partition(came);
+            partition = new Partition(came - policy.min());
             partitions.put(pending.partition(), partition);
         }
         if (partition.waiting.isEmpty()) {
             partition.gatheringSince = came;
-            partition.lingering = partition.inFlight.get() > 0 || came - partition.lastSettled < 0;
+            partition.lingering = policy.lingers(partition.inFlight.get(), came - partition.lastSettled, partition.lastBatch);
         } else if (came - partition.gatheringSince < 0) {
             partition.gatheringSince = came;
         }
@@ -162,6 +180,7 @@ final class PartitionBatches {
             purchases.add(partition.waiting.pollFirst());
         }
         partition.inFlight.incrementAndGet();
+        partition.lastBatch = size;
         partition.lingering = !partition.waiting.isEmpty();
         if (partition.lingering) {
             long oldest = partition.waiting.peekFirst().enqueuedNanos();

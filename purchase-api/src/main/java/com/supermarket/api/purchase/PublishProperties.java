@@ -36,9 +36,11 @@ record PublishProperties(@DefaultValue("true") boolean persistent,
      * a partition's purchases wait while its previous batch awaits the broker's confirm, and then
      * linger for company while it keeps coming.
      *
-     * <p>A purchase of an idle partition (nothing of it in flight or waiting) is published at
-     * once: a light load is answered in one confirm's time. The purchases that come while the
-     * partition's batch is in flight gather; after its confirm they leave once they have gathered
+     * <p>A purchase of an idle partition (nothing of it in flight or waiting; after a light batch,
+     * of fewer purchases than {@code min-delay / delay-per-purchase}, nothing in flight for
+     * min-delay) is published at once: a light load is answered in one confirm's time. The
+     * purchases that come while the partition's batch is in flight, or less than min-delay after
+     * a light batch's confirm, gather; after the confirm they leave once they have gathered
      * {@code delay-per-purchase} for each purchase they hold, at least {@code min-delay} and at most
      * {@code max-delay} (or at once when they fill {@code max-size}). So they keep gathering while
      * purchases come faster than one per {@code delay-per-purchase}: under a heavy load the
@@ -51,7 +53,7 @@ record PublishProperties(@DefaultValue("true") boolean persistent,
      * @param maxSize          most purchases in one message; at most store-service's
      *                         {@code store.ingest.max-purchases-per-message}, which sizes its dedup window
      * @param minDelay         least a batch that began while its partition's previous one was in
-     *                         flight gathers
+     *                         flight, or less than this after a light batch's confirm, gathers
      * @param delayPerPurchase how long such a batch gathers per purchase it holds
      * @param maxDelay         most such a batch gathers; zero (with min-delay zero) sends each
      *                         batch as soon as the previous one's confirm came

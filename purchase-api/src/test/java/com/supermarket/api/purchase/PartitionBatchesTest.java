@@ -178,7 +178,8 @@ class PartitionBatchesTest {
     /**
      * The sender parks while a partition's batch is in flight and takes what came meanwhile from
      * the queue only after the confirm woke it: what came before the confirm lingers all the same,
-     * from when it came; what comes after it finds the partition idle.
+     * from when it came; what comes less than min-delay after it lingers too, and what comes later
+     * finds the partition idle.
      */
     @Test
     void aPurchaseThatCameBeforeTheConfirmLingersThoughTheSenderTookItAfter() {
@@ -195,9 +196,40 @@ class PartitionBatchesTest {
         clock = cameWhileInFlight.enqueuedNanos() + 20;
         assertThat(cut(batches.next(clock))).containsExactly(cameWhileInFlight);
         batches.settled(0, clock);
-        Pending cameAfter = pending(0, ++clock);
+        Pending soonAfter = pending(0, clock + 19);
+        clock = soonAfter.enqueuedNanos();
+        batches.add(soonAfter);
+        assertThat(batches.next(clock)).as("less than min after the confirm: not yet idle, it lingers").isEqualTo(-1);
+        clock += 20;
+        assertThat(cut(batches.next(clock))).containsExactly(soonAfter);
+        batches.settled(0, clock);
+        Pending cameAfter = pending(0, clock + 20);
+        clock = cameAfter.enqueuedNanos();
         batches.add(cameAfter);
-        assertThat(batches.next(clock)).as("idle: at once").isEqualTo(0);
+        assertThat(batches.next(clock)).as("min after the confirm: idle, at once").isEqualTo(0);
+    }
+
+    @Test
+    void afterALightBatchAPartitionIsIdleOnlyOnceItHasHadNothingInFlightForMinDelay() {
+        assertThat(POLICY.lingers(1, 1000, 10)).as("a batch in flight").isTrue();
+        assertThat(POLICY.lingers(0, -1, 10)).as("came before the last confirm").isTrue();
+        assertThat(POLICY.lingers(0, 19, 3)).as("less than min after a light batch's confirm").isTrue();
+        assertThat(POLICY.lingers(0, 20, 3)).as("min after it: idle").isFalse();
+        assertThat(POLICY.lingers(0, 0, 4)).as("after a heavy batch (4 x 5 = min): idle at its confirm").isFalse();
+        assertThat(cut(batches.next(add(7).enqueuedNanos()))).as("a partition never seen is idle").hasSize(1);
+    }
+
+    /** A closed loop's tills answered by a heavy batch come back at once: the first of them goes ahead. */
+    @Test
+    void aPurchaseThatComesRightAfterAHeavyBatchsConfirmLeavesAtOnce() {
+        for (int i = 0; i < 4; i++) {
+            add(0);
+        }
+        assertThat(cut(batches.next(clock))).hasSize(4);
+        batches.settled(0, ++clock);
+        Pending next = add(0);
+
+        assertThat(cut(batches.next(next.enqueuedNanos()))).containsExactly(next);
     }
 
     @Test
