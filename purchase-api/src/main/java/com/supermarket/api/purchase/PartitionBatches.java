@@ -89,7 +89,7 @@ final class PartitionBatches {
         /**
          * Whether a batch whose first purchase came {@code sinceSettled} nanoseconds after its
          * partition's last confirm (negative: before it), while {@code inFlight} of the partition's
-         * batches await theirs, lingers. After a light batch (one of fewer purchases than
+         * batches await theirs, lingers. After a light batch (not full, and of fewer purchases than
          * {@code min / perPurchase}, those a heavy load gathers in {@code min}) a partition is idle,
          * and its purchase leaves at once, only once it has had nothing in flight for {@code min}:
          * at a light load the next purchases come one by one soon after each confirm. After a heavy
@@ -97,7 +97,7 @@ final class PartitionBatches {
          * in bursts behind the confirms that answered them, and the first of a burst goes ahead.
          */
         boolean lingers(int inFlight, long sinceSettled, int lastBatch) {
-            return inFlight > 0 || sinceSettled < 0 || sinceSettled < min && lastBatch * perPurchase < min;
+            return inFlight > 0 || sinceSettled < 0 || sinceSettled < min && lastBatch < maxSize && lastBatch * perPurchase < min;
         }
 
         /** How long a lingering batch of {@code waiting} purchases gathers. */

@@ -211,21 +211,23 @@ class PartitionBatchesTest {
 
     @Test
     void afterALightBatchAPartitionIsIdleOnlyOnceItHasHadNothingInFlightForMinDelay() {
-        assertThat(POLICY.lingers(1, 1000, 10)).as("a batch in flight").isTrue();
-        assertThat(POLICY.lingers(0, -1, 10)).as("came before the last confirm").isTrue();
-        assertThat(POLICY.lingers(0, 19, 3)).as("less than min after a light batch's confirm").isTrue();
-        assertThat(POLICY.lingers(0, 20, 3)).as("min after it: idle").isFalse();
-        assertThat(POLICY.lingers(0, 0, 4)).as("after a heavy batch (4 x 5 = min): idle at its confirm").isFalse();
+        PartitionBatches.Policy policy = new PartitionBatches.Policy(10, 20, 5, 50);
+        assertThat(policy.lingers(1, 1000, 10)).as("a batch in flight").isTrue();
+        assertThat(policy.lingers(0, -1, 10)).as("came before the last confirm").isTrue();
+        assertThat(policy.lingers(0, 19, 3)).as("less than min after a light batch's confirm").isTrue();
+        assertThat(policy.lingers(0, 20, 3)).as("min after it: idle").isFalse();
+        assertThat(policy.lingers(0, 0, 4)).as("after a heavy batch (4 x 5 = min): idle at its confirm").isFalse();
+        assertThat(POLICY.lingers(0, 0, MAX_SIZE)).as("after a full batch: idle at its confirm").isFalse();
         assertThat(cut(batches.next(add(7).enqueuedNanos()))).as("a partition never seen is idle").hasSize(1);
     }
 
     /** A closed loop's tills answered by a heavy batch come back at once: the first of them goes ahead. */
     @Test
     void aPurchaseThatComesRightAfterAHeavyBatchsConfirmLeavesAtOnce() {
-        for (int i = 0; i < 4; i++) {
+        for (int i = 0; i < MAX_SIZE; i++) {
             add(0);
         }
-        assertThat(cut(batches.next(clock))).hasSize(4);
+        assertThat(cut(batches.next(clock))).hasSize(MAX_SIZE);
         batches.settled(0, ++clock);
         Pending next = add(0);
 
