@@ -16,14 +16,14 @@ import java.util.function.Supplier;
  * <p>A purchase of an idle partition (none of its batches in flight, none waiting; after a light
  * batch, none in flight for {@code min}: {@link Policy#lingers}) may leave at once, so nothing
  * waits long at a light load. The purchases that come while one of the partition's batches is in
- * flight, or less than {@code min} after a light batch's confirm, gather:
- * they wait for the confirm, and then linger ({@link Policy}) for
- * as long as company keeps coming, so that under load a partition sends few, large batches
- * (each message costs the broker, the consumers and Redis far more than a purchase in it). A
- * full batch ({@code maxSize}) never waits. Each batch cut is the partition's next turn, which
- * picks the shard queue it goes to ({@link Batch#turn}), so the partition's batches go round its
- * shard queues. Among the partitions that may send, the one holding the oldest purchase goes
- * first, so partitions that must share the in-flight permits take turns.
+ * flight, or less than {@code min} after a light batch's confirm, gather: they wait for the
+ * confirm, and then linger ({@link Policy}) for as long as company keeps coming, so that under
+ * load a partition sends few, large batches (each message costs the broker, the consumers and
+ * Redis far more than a purchase in it). A full batch ({@code maxSize}) never waits. Each batch
+ * cut is the partition's next turn, which picks the shard queue it goes to ({@link Batch#turn}),
+ * so the partition's batches go round its shard queues. Among the partitions that may send, the
+ * one holding the oldest purchase goes first, so partitions that must share the in-flight permits
+ * take turns.
  *
  * <p>A purchase's time is when its request handed it over ({@link Pending#enqueuedNanos}): the
  * sender may take it from the queue only after the confirm that woke it, and a keyed purchase
