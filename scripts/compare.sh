@@ -91,6 +91,13 @@ build_if_needed tools
 shas=()
 for label in "${refs[@]}"; do
   ref="${label%%+*}"
+  if [[ "$label" == *+* ]]; then
+    IFS='+' read -r -a variables <<<"${label#*+}"
+    for variable in "${variables[@]}"; do
+      [[ "$variable" =~ ^[A-Za-z_][A-Za-z0-9_]*= ]] \
+        || die "$label: '$variable' is not NAME=VALUE (the variables are split at '+', so a value cannot hold one)"
+    done
+  fi
   sha="$(git -C "$ROOT" rev-parse --verify --quiet "$ref^{commit}")" || die "$ref names no commit"
   tree="$WORKTREES/$sha"
   if [[ ! -d "$tree" ]]; then
