@@ -178,8 +178,8 @@ class PartitionBatchesTest {
     /**
      * The sender parks while a partition's batch is in flight and takes what came meanwhile from
      * the queue only after the confirm woke it: what came before the confirm lingers all the same,
-     * from when it came; what comes less than min-delay after it lingers too, and what comes later
-     * finds the partition idle.
+     * from when it came; what comes less than min-delay after it (a light batch's) lingers too, and
+     * what comes later finds the partition idle.
      */
     @Test
     void aPurchaseThatCameBeforeTheConfirmLingersThoughTheSenderTookItAfter() {
