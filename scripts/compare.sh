@@ -86,18 +86,22 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
+# The environment variables of a label (REF+NAME=VALUE[+NAME=VALUE...]) into the array variables.
+variables_of() {
+  variables=()
+  [[ "$1" != *+* ]] || IFS='+' read -r -a variables <<<"${1#*+}"
+}
+
 # A label per REF as given, and its commit's worktree, built once.
 build_if_needed tools
 shas=()
 for label in "${refs[@]}"; do
   ref="${label%%+*}"
-  if [[ "$label" == *+* ]]; then
-    IFS='+' read -r -a variables <<<"${label#*+}"
-    for variable in "${variables[@]}"; do
-      [[ "$variable" =~ ^[A-Za-z_][A-Za-z0-9_]*= ]] \
-        || die "$label: '$variable' is not NAME=VALUE (the variables are split at '+', so a value cannot hold one)"
-    done
-  fi
+  variables_of "$label"
+  for variable in "${variables[@]}"; do
+    [[ "$variable" =~ ^[A-Za-z_][A-Za-z0-9_]*= ]] \
+      || die "$label: '$variable' is not NAME=VALUE (the variables are split at '+', so a value cannot hold one)"
+  done
   sha="$(git -C "$ROOT" rev-parse --verify --quiet "$ref^{commit}")" || die "$ref names no commit"
   tree="$WORKTREES/$sha"
   if [[ ! -d "$tree" ]]; then
@@ -131,8 +135,8 @@ for ((round = 1; round <= rounds; round++)); do
   for ((k = 0; k < ${#refs[@]}; k++)); do
     # Even rounds in reverse: a drift that slows every run after the first favours none of them.
     i=$(( round % 2 == 1 ? k : ${#refs[@]} - 1 - k ))
-    ref="${refs[$i]}" tree="$WORKTREES/${shas[$i]}" variables=()
-    [[ "$ref" != *+* ]] || IFS='+' read -r -a variables <<<"${ref#*+}"
+    ref="${refs[$i]}" tree="$WORKTREES/${shas[$i]}"
+    variables_of "$ref"
     out="$RUN_DIR/$(printf '%s' "$ref" | tr -c 'A-Za-z0-9._-' '_')-r$round"
     mkdir -p "$out"
     log "round $round of $rounds: $ref"
